@@ -1,0 +1,12 @@
+"""combo: heterogeneous automatic metrics for MT and NLG, their combination and meta-evaluation."""
+
+__version__ = "0.1.0"
+
+from .errors import ComboError, InputError, OptionError, ResourceMissing
+from .metrics import Metric, get_metric, list_metrics, refs_from_streams, register
+from .testbed import Preference, Score, Segment, Testbed
+
+__all__ = [
+    "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score",
+    "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "refs_from_streams", "register",
+]

@@ -1,0 +1,237 @@
+"""The metric template: analyse distinct texts, extract sufficient statistics, score them.
+
+Like sacreBLEU's ``metrics/base.py`` a metric is a template method, but over
+whole corpora at once:
+
+1. :meth:`Metric.analyse` turns the list of *distinct* texts into whatever
+   the metric needs (token lists, sparse n-gram counts, ...). Every text is
+   analysed once however many systems output it or rows use it.
+2. :meth:`Metric.statistics` computes, for each row ``k`` (hypothesis text
+   ``hyp_ids[k]`` against reference texts ``ref_ids[ref_ptr[k]:ref_ptr[k+1]]``),
+   a vector of sufficient statistics.
+3. :meth:`Metric.score` maps statistics to a score on a 0-1 scale. The corpus
+   score is the score of the summed statistics; a metric whose corpus score is
+   the mean of segment scores keeps ``[score, 1]`` as its statistics.
+
+Because rows index into the analysed texts, a metric scores a text against
+one reference, against its whole reference set, or all pairs within a set of
+texts (QUEEN's x(r', r'')) without re-analysing anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import OptionError
+
+
+@dataclass(frozen=True)
+class Option:
+    """A declared metric option: default, accepted values and a one-line help."""
+
+    default: Any
+    help: str = ""
+    choices: Optional[Tuple[Any, ...]] = None
+    check: Optional[Callable[[Any], bool]] = None
+    short: Optional[str] = None  # key used in the signature (defaults to the option name)
+
+    def validate(self, metric: str, name: str, value: Any) -> Any:
+        if self.default is not None and isinstance(self.default, bool) and isinstance(value, str):
+            if value.lower() in ("1", "true", "yes"):
+                value = True
+            elif value.lower() in ("0", "false", "no"):
+                value = False
+        elif self.default is not None and isinstance(self.default, (int, float)) and isinstance(value, str):
+            try:
+                value = type(self.default)(value)
+            except ValueError:
+                raise OptionError(f"{metric}: option {name}={value!r} is not a number") from None
+        if self.choices is not None and value not in self.choices:
+            raise OptionError(f"{metric}: option {name}={value!r} must be one of {list(self.choices)}")
+        if self.check is not None and not self.check(value):
+            raise OptionError(f"{metric}: option {name}={value!r} is out of range ({self.help})")
+        return value
+
+
+@dataclass
+class Rows:
+    """Distinct texts and the rows (hypothesis, reference set) that index into them."""
+
+    texts: List[str]
+    hyp_ids: np.ndarray
+    ref_ptr: np.ndarray
+    ref_ids: np.ndarray
+    ref_weights: Optional[np.ndarray] = None  # aligned with ref_ids
+
+    @classmethod
+    def build(cls, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+              weights: Optional[Sequence[Sequence[float]]] = None) -> "Rows":
+        check_inputs(hyps, refs, weights)
+        index: Dict[str, int] = {}
+        texts: List[str] = []
+
+        def idx(text: str) -> int:
+            i = index.get(text)
+            if i is None:
+                i = index[text] = len(texts)
+                texts.append(text)
+            return i
+
+        hyp_ids = np.fromiter((idx(h) for h in hyps), dtype=np.int64, count=len(hyps))
+        ref_ptr = np.zeros(len(hyps) + 1, dtype=np.int64)
+        flat: List[int] = []
+        for k, rs in enumerate(refs):
+            flat.extend(idx(r) for r in rs)
+            ref_ptr[k + 1] = len(flat)
+        w = None
+        if weights is not None:
+            w = np.asarray([x for ws in weights for x in ws], dtype=np.float64)
+        return cls(texts, hyp_ids, ref_ptr, np.asarray(flat, dtype=np.int64), w)
+
+
+def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                 weights: Optional[Sequence[Sequence[float]]] = None) -> None:
+    """Reject the layouts that silently give wrong scores."""
+    if isinstance(hyps, str):
+        raise OptionError("hyps must be a list of strings, not one string")
+    if len(refs) != len(hyps):
+        raise OptionError(
+            f"{len(hyps)} hypotheses but {len(refs)} reference lists: refs[i] is the list of "
+            "references of hyps[i] (use combo.refs_from_streams for sacreBLEU's stream layout)")
+    for i, rs in enumerate(refs):
+        if isinstance(rs, str):
+            raise OptionError(f"refs[{i}] is a string; refs[i] must be the list of references of hyps[i]")
+    if weights is not None:
+        if len(weights) != len(refs):
+            raise OptionError(f"{len(weights)} weight lists for {len(refs)} segments")
+        for i, (ws, rs) in enumerate(zip(weights, refs)):
+            if len(ws) != len(rs):
+                raise OptionError(f"segment {i}: {len(rs)} references but {len(ws)} weights")
+
+
+def refs_from_streams(streams: Sequence[Sequence[str]]) -> List[List[str]]:
+    """Convert sacreBLEU's stream layout (``streams[j][i]`` = reference j of segment i) to per-segment lists."""
+    if not streams:
+        return []
+    n = len(streams[0])
+    for j, s in enumerate(streams):
+        if len(s) != n:
+            raise OptionError(f"reference stream {j} has {len(s)} lines, stream 0 has {n}")
+    return [[s[i] for s in streams] for i in range(n)]
+
+
+class Metric:
+    """Base class of every metric. Subclasses declare class attributes and implement three hooks."""
+
+    name: ClassVar[str] = ""
+    family: ClassVar[str] = "lexical"  # lexical, shallow-syntactic, syntactic, embedding, learned
+    higher_is_better: ClassVar[bool] = True
+    layers: ClassVar[Tuple[str, ...]] = ("tokens",)  # analysis layers the metric reads
+    resources: ClassVar[Tuple[str, ...]] = ()  # optional resources (e.g. "wordnet")
+    citation: ClassVar[str] = ""  # paper (and equation) the metric implements
+    options: ClassVar[Dict[str, Option]] = {}
+    implementation_version: ClassVar[str] = "1"
+
+    def __init__(self, **params: Any):
+        unknown = set(params) - set(self.options)
+        if unknown:
+            raise OptionError(f"{self.name}: unknown option(s) {sorted(unknown)}; "
+                              f"known: {sorted(self.options)}")
+        self.params: Dict[str, Any] = {}
+        for key, opt in self.options.items():
+            value = params.get(key, opt.default)
+            self.params[key] = opt.validate(self.name, key, value)
+        self._post_init()
+
+    def _post_init(self) -> None:
+        """Derive attributes from ``self.params`` (no data work)."""
+
+    def __getattr__(self, item: str) -> Any:
+        params = self.__dict__.get("params")
+        if params is not None and item in params:
+            return params[item]
+        raise AttributeError(item)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if v != self.options[k].default)
+        return f"{type(self).__name__}({args})"
+
+    # -- reproducibility ----------------------------------------------------------
+    @property
+    def signature(self) -> str:
+        """sacreBLEU-style signature: name, every option, implementation and combo versions."""
+        from .. import __version__
+        parts = [self.name]
+        for key, opt in self.options.items():
+            v = self.params[key]
+            if isinstance(v, bool):
+                v = "yes" if v else "no"
+            parts.append(f"{opt.short or key}:{v}")
+        parts.append(f"impl:{self.implementation_version}")
+        parts.append(f"version:{__version__}")
+        return "|".join(parts)
+
+    def check_resources(self) -> None:
+        """Raise :class:`combo.errors.ResourceMissing` when a needed resource is absent."""
+
+    # -- hooks --------------------------------------------------------------------------
+    def analyse(self, texts: Sequence[str]) -> Any:
+        """Per-text analysis of the distinct ``texts`` (e.g. sparse n-gram counts)."""
+        raise NotImplementedError
+
+    def statistics(self, analysis: Any, hyp_ids: np.ndarray, ref_ptr: np.ndarray, ref_ids: np.ndarray,
+                   ref_weights: Optional[np.ndarray] = None) -> np.ndarray:
+        """Sufficient statistics, one row per (hypothesis, reference set): shape (rows, k)."""
+        raise NotImplementedError
+
+    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        """Scores from statistics of shape (..., k); ``segment_level`` selects sentence-level rules."""
+        raise NotImplementedError
+
+    # -- public API -----------------------------------------------------------------------
+    def rows_statistics(self, rows: Rows) -> np.ndarray:
+        """Statistics of prepared :class:`Rows`."""
+        self.check_resources()
+        analysis = self.analyse(rows.texts)
+        return self.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
+
+    def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                           weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
+        """Per-segment sufficient statistics, shape (len(hyps), k)."""
+        return self.rows_statistics(Rows.build(hyps, refs, weights))
+
+    def corpus_score(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                     weights: Optional[Sequence[Sequence[float]]] = None) -> float:
+        """Corpus-level score: the score of the summed segment statistics."""
+        stats = self.segment_statistics(hyps, refs, weights)
+        return float(self.score(stats.sum(axis=0), segment_level=False))
+
+    def segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                       weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
+        """One score per segment (sentence-level rules where the metric has them)."""
+        stats = self.segment_statistics(hyps, refs, weights)
+        return np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(hyps))
+
+    def pairwise_scores(self, texts: Sequence[str], left: np.ndarray, right: np.ndarray,
+                        analysis: Any = None) -> np.ndarray:
+        """``x(texts[left[k]], texts[right[k]])`` with one reference each, from one analysis of ``texts``."""
+        left = np.asarray(left, dtype=np.int64)
+        right = np.asarray(right, dtype=np.int64)
+        if analysis is None:
+            self.check_resources()
+            analysis = self.analyse(list(texts))
+        ptr = np.arange(len(left) + 1, dtype=np.int64)
+        stats = self.statistics(analysis, left, ptr, right, None)
+        return np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(left))
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
+    """``num / den`` elementwise, ``empty`` where ``den == 0``."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, empty, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out

@@ -1,0 +1,1 @@
+"""Lexical metrics: n-gram precision/recall, edit rates, character n-grams, alignments."""

@@ -1,0 +1,82 @@
+"""The metric registry: ``@register`` on a Metric subclass is all it takes to add a metric.
+
+Metric modules under ``combo.metrics`` are discovered on first use, so adding
+a metric is one new module and one decorator, nothing else edited.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Dict, List, Type
+
+from ..errors import OptionError
+from .base import Metric
+
+_REGISTRY: Dict[str, Type[Metric]] = {}
+_DISCOVERED = False
+
+
+def register(name: str):
+    """Class decorator: register a :class:`Metric` subclass under ``name``."""
+
+    def deco(cls: Type[Metric]) -> Type[Metric]:
+        key = name.lower()
+        if key in _REGISTRY and _REGISTRY[key] is not cls:
+            raise RuntimeError(f"metric name {name!r} registered twice")
+        cls.name = name
+        _REGISTRY[key] = cls
+        return cls
+
+    return deco
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    _DISCOVERED = True
+    import combo.metrics as pkg
+
+    for info in pkgutil.walk_packages(pkg.__path__, prefix="combo.metrics."):
+        if info.name.rsplit(".", 1)[-1] in ("base", "registry"):
+            continue
+        importlib.import_module(info.name)
+
+
+def metric_class(name: str) -> Type[Metric]:
+    """The registered class called ``name`` (case-insensitive)."""
+    _discover()
+    try:
+        return _REGISTRY[name.lower()]
+    except KeyError:
+        raise OptionError(f"unknown metric {name!r}; see `combo metrics` for the list") from None
+
+
+def get_metric(name: str, **options: Any) -> Metric:
+    """A metric instance: ``get_metric("bleu", max_order=2)``.
+
+    ``name`` may carry options in the command-line form ``"bleu:max_order=2,smooth=floor"``.
+    """
+    name, parsed = parse_metric_spec(name)
+    parsed.update(options)
+    return metric_class(name)(**parsed)
+
+
+def parse_metric_spec(spec: str):
+    """Split ``"name:key=value,key=value"`` into the name and an options dict (values as strings)."""
+    name, _, rest = spec.partition(":")
+    opts: Dict[str, Any] = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise OptionError(f"metric spec {spec!r}: expected key=value, got {item!r}")
+            opts[key.strip()] = value.strip()
+    return name.strip(), opts
+
+
+def list_metrics() -> List[str]:
+    """Names of all registered metrics, sorted."""
+    _discover()
+    return sorted(cls.name for cls in _REGISTRY.values())

@@ -1,0 +1,199 @@
+"""Test beds: segments with references, candidates of named systems and human judgments.
+
+A :class:`Testbed` is what every reader in :mod:`combo.io` returns and what
+scoring, combination and meta-evaluation consume.
+
+* Segments ``i = 0..N-1`` each have a source, a list of references (their
+  number may differ per segment) and optionally one weight per reference in
+  [-1, 1] (for ΔBLEU, Galley et al. 2015).
+* Candidates are kept per system as ``{segment index: text}``, so a system may
+  cover only some segments (Flickr8k: one judged caption per "system").
+* Judgments come in three kinds: absolute scores per (system, segment),
+  possibly per rater and per aspect; relative rankings kept as pairwise
+  preferences with judge ids (ties kept, flagged); system-level scores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from .errors import InputError
+
+
+@dataclass
+class Segment:
+    """One source segment and its references."""
+
+    id: str
+    source: str = ""
+    references: List[str] = field(default_factory=list)
+    weights: Optional[List[float]] = None  # one per reference, in [-1, 1]
+    ref_ids: Optional[List[str]] = None  # names of the references, if any
+    group: str = ""  # e.g. a language pair or a document
+
+
+@dataclass(frozen=True)
+class Score:
+    """An absolute human score of one candidate (system, segment)."""
+
+    system: str
+    segment: int
+    value: float
+    rater: Optional[str] = None
+    aspect: str = "score"
+
+
+@dataclass(frozen=True)
+class Preference:
+    """One pairwise preference from a relative ranking: ``better`` was ranked above ``worse``.
+
+    With ``tie=True`` the judge ranked the two equal (the order of the names
+    is then meaningless). ``block`` identifies the ranking the pair came from.
+    """
+
+    segment: int
+    better: str
+    worse: str
+    judge: Optional[str] = None
+    tie: bool = False
+    block: Optional[int] = None
+
+
+@dataclass
+class Testbed:
+    """Segments, system candidates and human judgments of one evaluation setting."""
+
+    name: str = "testbed"
+    segments: List[Segment] = field(default_factory=list)
+    candidates: Dict[str, Dict[int, str]] = field(default_factory=dict)
+    scores: List[Score] = field(default_factory=list)
+    preferences: List[Preference] = field(default_factory=list)
+    system_scores: Dict[str, Dict[str, float]] = field(default_factory=dict)  # aspect -> system -> value
+    metadata: Dict[str, object] = field(default_factory=dict)
+
+    # -- shape ---------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.segments)
+
+    @property
+    def systems(self) -> List[str]:
+        """System names in insertion order."""
+        return list(self.candidates)
+
+    def segment_index(self) -> Dict[str, int]:
+        """Map segment id to its position."""
+        return {seg.id: i for i, seg in enumerate(self.segments)}
+
+    def references(self) -> List[List[str]]:
+        """``refs[i]`` is the list of references of segment ``i``."""
+        return [seg.references for seg in self.segments]
+
+    def reference_weights(self) -> Optional[List[List[float]]]:
+        """Per-segment reference weights, or None when no segment has any."""
+        if not any(seg.weights is not None for seg in self.segments):
+            return None
+        return [list(seg.weights) if seg.weights is not None else [1.0] * len(seg.references)
+                for seg in self.segments]
+
+    def rows(self, systems: Optional[Sequence[str]] = None) -> Iterator[Tuple[str, int, str]]:
+        """Every candidate as ``(system, segment index, text)``, system by system."""
+        for name in (self.systems if systems is None else systems):
+            for i, text in sorted(self.candidates[name].items()):
+                yield name, i, text
+
+    # -- building ------------------------------------------------------------
+    def add_system(self, name: str, outputs: Dict[int, str] | Sequence[str],
+                   path: Optional[str] = None) -> None:
+        """Add a system's candidates (a list aligned with the segments, or a dict)."""
+        if name in self.candidates:
+            raise InputError(f"duplicate system name {name!r}", path,
+                             fix="give each system a distinct name")
+        if isinstance(outputs, dict):
+            self.candidates[name] = dict(outputs)
+        else:
+            if len(outputs) != len(self.segments):
+                raise InputError(
+                    f"system {name!r} has {len(outputs)} lines but the test bed has "
+                    f"{len(self.segments)} segments", path,
+                    fix="give one output line per source segment")
+            self.candidates[name] = {i: t for i, t in enumerate(outputs)}
+
+    # -- validation ----------------------------------------------------------
+    def validate(self, path: Optional[str] = None) -> "Testbed":
+        """Check invariants; raise :class:`InputError` naming the problem. Returns self."""
+        n = len(self.segments)
+        seen = set()
+        for i, seg in enumerate(self.segments):
+            if seg.id in seen:
+                raise InputError(f"duplicate segment id {seg.id!r}", path, fix="make segment ids unique")
+            seen.add(seg.id)
+            if seg.weights is not None:
+                if len(seg.weights) != len(seg.references):
+                    raise InputError(f"segment {seg.id!r} has {len(seg.references)} references "
+                                     f"but {len(seg.weights)} weights", path)
+                for w in seg.weights:
+                    if not (isinstance(w, (int, float)) and math.isfinite(w) and -1.0 <= w <= 1.0):
+                        raise InputError(f"segment {seg.id!r} has reference weight {w!r} outside [-1, 1]",
+                                         path, fix="use weights between -1 and 1")
+        for name, outs in self.candidates.items():
+            for i in outs:
+                if not 0 <= i < n:
+                    raise InputError(f"system {name!r} has a candidate for segment {i}, "
+                                     f"outside 0..{n - 1}", path)
+        for s in self.scores:
+            self._check_judged(s.system, s.segment, path)
+            if not math.isfinite(s.value):
+                raise InputError(f"judgment of {s.system!r} on segment {s.segment} is {s.value}",
+                                 path, fix="remove NaN or infinite judgments")
+        for p in self.preferences:
+            self._check_judged(p.better, p.segment, path)
+            self._check_judged(p.worse, p.segment, path)
+        for aspect, table in self.system_scores.items():
+            for name, v in table.items():
+                if name not in self.candidates:
+                    raise InputError(f"system-level {aspect} score names unknown system {name!r}", path)
+                if not math.isfinite(v):
+                    raise InputError(f"system-level {aspect} score of {name!r} is {v}", path,
+                                     fix="remove NaN or infinite judgments")
+        return self
+
+    def _check_judged(self, system: str, segment: int, path: Optional[str]) -> None:
+        if system not in self.candidates:
+            raise InputError(f"judgment names unknown system {system!r}", path,
+                             fix="judge only systems that have outputs")
+        if segment not in self.candidates[system]:
+            raise InputError(f"judgment of {system!r} names segment {segment}, "
+                             "for which it has no candidate", path)
+
+    # -- convenience -----------------------------------------------------------
+    def summary(self) -> Dict[str, object]:
+        """Counts a user wants to see first."""
+        nrefs = [len(s.references) for s in self.segments]
+        return {
+            "name": self.name,
+            "segments": len(self.segments),
+            "systems": len(self.candidates),
+            "candidates": sum(len(c) for c in self.candidates.values()),
+            "references_min": min(nrefs) if nrefs else 0,
+            "references_max": max(nrefs) if nrefs else 0,
+            "scores": len(self.scores),
+            "preferences": len(self.preferences),
+            "system_scores": {k: len(v) for k, v in self.system_scores.items()},
+        }
+
+    def subset(self, segments: Iterable[int], name: Optional[str] = None) -> "Testbed":
+        """A test bed restricted to the given segment indices (renumbered in order)."""
+        keep = sorted(set(segments))
+        new_index = {old: new for new, old in enumerate(keep)}
+        tb = Testbed(name=name or self.name, segments=[self.segments[i] for i in keep],
+                     metadata=dict(self.metadata))
+        for sysname, outs in self.candidates.items():
+            tb.candidates[sysname] = {new_index[i]: t for i, t in outs.items() if i in new_index}
+        tb.scores = [Score(s.system, new_index[s.segment], s.value, s.rater, s.aspect)
+                     for s in self.scores if s.segment in new_index]
+        tb.preferences = [Preference(new_index[p.segment], p.better, p.worse, p.judge, p.tie, p.block)
+                          for p in self.preferences if p.segment in new_index]
+        tb.system_scores = {k: dict(v) for k, v in self.system_scores.items()}
+        return tb

@@ -1,0 +1,47 @@
+"""Shared test fixtures: the real data in ``../shared/data`` (or ``$COMBO_DATA_DIR``)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    env = os.environ.get("COMBO_DATA_DIR")
+    return Path(env) if env else ROOT.parent / "shared" / "data"
+
+
+DATA = data_dir()
+os.environ.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
+
+
+@pytest.fixture(scope="session")
+def data() -> Path:
+    """The shared data folder; skips the test when it is absent."""
+    if not DATA.is_dir():
+        pytest.skip(f"real data not found at {DATA} (set COMBO_DATA_DIR)")
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def wmt12_de_en(data):
+    """WMT12 de-en: (reference lines, {system: output lines}), 3,003 segments."""
+    plain = data / "wmt12" / "plain"
+    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")[:3003]
+    systems = {}
+    for f in sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir()):
+        systems[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:3003]
+    return ref, systems
+
+
+def wmt12_into_english(data: Path):
+    """Yield (pair, reference lines, {system: lines}) for the four into-English pairs."""
+    plain = data / "wmt12" / "plain"
+    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")[:3003]
+    for pair in ("cs-en", "de-en", "es-en", "fr-en"):
+        systems = {}
+        for f in sorted((plain / "system-outputs" / "newstest2012" / pair).iterdir()):
+            systems[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:3003]
+        yield pair, ref, systems
