@@ -36,8 +36,13 @@ def wmt12_de_en(data):
     return ref, systems
 
 
-def wmt12_into_english(data: Path):
-    """Yield (pair, reference lines, {system: lines}) for the four into-English pairs."""
+@pytest.fixture(scope="session")
+def wmt12_into_english(data):
+    """List of (pair, reference lines, {system: lines}) for the four into-English pairs."""
+    return list(_wmt12_into_english(data))
+
+
+def _wmt12_into_english(data: Path):
     plain = data / "wmt12" / "plain"
     ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")[:3003]
     for pair in ("cs-en", "de-en", "es-en", "fr-en"):

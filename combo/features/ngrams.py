@@ -12,6 +12,7 @@ within a set of texts never recounts an n-gram.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -27,13 +28,12 @@ class Vocabulary:
     def encode(self, sequences: Sequence[Sequence[str]]) -> Tuple[np.ndarray, np.ndarray]:
         """Flat id array and CSR offsets (``ptr[t]:ptr[t+1]`` is text ``t``)."""
         index = self.index
-        setdefault = index.setdefault
-        flat: List[int] = []
+        symbols = list(chain.from_iterable(sequences))
+        for s in sorted(set(symbols).difference(index)):  # sorted: ids do not depend on hash seeds
+            index[s] = len(index)
         ptr = np.zeros(len(sequences) + 1, dtype=np.int64)
-        for t, seq in enumerate(sequences):
-            flat.extend([setdefault(s, len(index)) for s in seq])
-            ptr[t + 1] = len(flat)
-        return np.asarray(flat, dtype=np.int64), ptr
+        np.cumsum([len(seq) for seq in sequences], out=ptr[1:])
+        return np.fromiter(map(index.__getitem__, symbols), dtype=np.int64, count=len(symbols)), ptr
 
     def __len__(self) -> int:
         return len(self.index)

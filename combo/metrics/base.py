@@ -132,6 +132,7 @@ class Metric:
     layers: ClassVar[Tuple[str, ...]] = ("tokens",)  # analysis layers the metric reads
     resources: ClassVar[Tuple[str, ...]] = ()  # optional resources (e.g. "wordnet")
     citation: ClassVar[str] = ""  # paper (and equation) the metric implements
+    value_range: ClassVar[Tuple[float, float]] = (0.0, 1.0)  # (lo, hi); hi may be inf (NIST, WER)
     options: ClassVar[Dict[str, Option]] = {}
     implementation_version: ClassVar[str] = "1"
 

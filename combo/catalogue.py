@@ -1,0 +1,61 @@
+"""The metric catalogue, generated from the registry (never kept by hand).
+
+``combo metrics`` prints it; ``docs/catalogue.md`` is its Markdown rendering.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Dict, List
+
+from .errors import ResourceMissing
+from .metrics.registry import list_metrics, metric_class
+
+
+def catalogue() -> List[Dict[str, object]]:
+    """One record per registered metric: name, family, direction, range, resources, availability, options."""
+    rows = []
+    for name in list_metrics():
+        cls = metric_class(name)
+        available, reason = True, ""
+        try:
+            cls().check_resources()
+        except ResourceMissing as err:
+            available, reason = False, str(err)
+        lo, hi = cls.value_range
+        rows.append({
+            "name": cls.name,
+            "family": cls.family,
+            "higher_is_better": cls.higher_is_better,
+            "range": f"[{lo:g}, {'inf' if math.isinf(hi) else format(hi, 'g')}]",
+            "resources": list(cls.resources),
+            "available": available,
+            "unavailable_because": reason,
+            "citation": cls.citation,
+            "options": {k: o.default for k, o in cls.options.items()},
+            "doc": (cls.__doc__ or "").strip().split("\n")[0],
+        })
+    return rows
+
+
+def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
+    """Render the catalogue as a text table, JSON or Markdown."""
+    if fmt == "json":
+        return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        out = ["# Metric catalogue", "",
+               "Generated from the registry by `combo metrics --format markdown`; do not edit by hand.", "",
+               "| metric | family | better | range | resources | options (defaults) | implements |",
+               "|---|---|---|---|---|---|---|"]
+        for r in rows:
+            opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "-"
+            out.append(f"| `{r['name']}` | {r['family']} | {'higher' if r['higher_is_better'] else 'lower'} "
+                       f"| {r['range']} | {', '.join(r['resources']) or '-'} | {opts} | {r['citation']} |")
+        return "\n".join(out) + "\n"
+    width = max((len(str(r["name"])) for r in rows), default=6) + 2
+    out = [f"{'metric':<{width}}{'family':<12}{'better':<8}{'range':<12}{'available':<11}resources"]
+    for r in rows:
+        out.append(f"{r['name']:<{width}}{r['family']:<12}{'higher' if r['higher_is_better'] else 'lower':<8}"
+                   f"{r['range']:<12}{'yes' if r['available'] else 'no':<11}{', '.join(r['resources']) or '-'}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,162 @@
+"""BLEU and ΔBLEU: oracle agreement with sacreBLEU on real data, and hand-worked ΔBLEU cases."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import combo
+from combo.errors import InputError, OptionError
+from combo.features.tokenize import tokenize_13a, tokenize_intl
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
+
+
+def _sacre_sentence(hyps, refs, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = SacreBLEU(effective_order=True, **kw)
+        return np.array([m.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, refs)])
+
+
+def test_corpus_bleu_equals_sacrebleu_on_every_wmt12_into_english_system(wmt12_into_english):
+    checked = 0
+    for _pair, ref, systems in wmt12_into_english:
+        refs = [[r] for r in ref]
+        ours = combo.get_metric("bleu")
+        theirs = SacreBLEU()
+        for hyps in systems.values():
+            assert ours.corpus_score(hyps, refs) == pytest.approx(
+                theirs.corpus_score(hyps, [ref]).score / 100, abs=1e-9)
+            checked += 1
+    assert checked == 6 + 16 + 12 + 15
+
+
+@pytest.mark.parametrize("smooth", ["exp", "floor", "add-k", "none"])
+def test_sentence_bleu_equals_sacrebleu_per_segment(wmt12_de_en, smooth):
+    ref, systems = wmt12_de_en
+    hyps = systems["onlineB"]
+    ours = combo.get_metric("bleu", smooth=smooth).segment_scores(hyps, [[r] for r in ref])
+    theirs = _sacre_sentence(hyps, ref, smooth_method=smooth)
+    assert len(ours) == 3003
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("options,theirs_kw", [
+    ({"max_order": 2}, {"max_ngram_order": 2}),
+    ({"tokenize": "intl"}, {"tokenize": "intl"}),
+    ({"tokenize": "none"}, {"tokenize": "none"}),
+    ({"lowercase": True}, {"lowercase": True}),
+])
+def test_bleu_options_match_sacrebleu(wmt12_de_en, options, theirs_kw):
+    ref, systems = wmt12_de_en
+    for name in ("uedin-wmt12", "onlineA"):
+        hyps = systems[name]
+        ours = combo.get_metric("bleu", **options).corpus_score(hyps, [[r] for r in ref])
+        assert ours == pytest.approx(SacreBLEU(**theirs_kw).corpus_score(hyps, [ref]).score / 100, abs=1e-9)
+
+
+def test_multi_reference_bleu_equals_sacrebleu(wmt12_de_en):
+    ref, systems = wmt12_de_en
+    # Two other systems' outputs serve as extra references: closest-length and max-count clipping matter.
+    r2, r3 = systems["onlineA"], systems["onlineC"]
+    hyps = systems["uedin-wmt12"]
+    refs = [[a, b, c] for a, b, c in zip(ref, r2, r3)]
+    ours = combo.get_metric("bleu")
+    assert ours.corpus_score(hyps, refs) == pytest.approx(
+        SacreBLEU().corpus_score(hyps, [ref, r2, r3]).score / 100, abs=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = SacreBLEU(effective_order=True)
+        theirs = np.array([m.sentence_score(h, list(rs)).score / 100 for h, rs in zip(hyps[:500], refs[:500])])
+    np.testing.assert_allclose(ours.segment_scores(hyps[:500], refs[:500]), theirs, atol=1e-9)
+
+
+def test_tokenizers_equal_sacrebleu(wmt12_de_en):
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+    ref, systems = wmt12_de_en
+    t13a, tintl = Tokenizer13a(), TokenizerV14International()
+    lines = ref + systems["onlineB"] + ["a&amp;b &lt;c&gt; &quot;d&quot; 1,000.5 -3 x-\ny", "<skipped> 5-6"]
+    for line in lines:
+        assert tokenize_13a(line) == t13a(line)
+        assert tokenize_intl(line) == tintl(line)
+
+
+def test_delta_bleu_all_weights_one_is_bleu(wmt12_de_en):
+    ref, systems = wmt12_de_en
+    hyps = systems["onlineB"]
+    refs = [[a, b] for a, b in zip(ref, systems["onlineA"])]
+    weights = [[1.0, 1.0] for _ in refs]
+    m = combo.get_metric("bleu")
+    assert m.corpus_score(hyps, refs, weights) == pytest.approx(m.corpus_score(hyps, refs), abs=1e-12)
+    np.testing.assert_allclose(m.segment_scores(hyps, refs, weights), m.segment_scores(hyps, refs), atol=1e-12)
+
+
+def test_delta_bleu_hand_worked():
+    # Galley et al. 2015, eq. 2, BLEU-2 on one segment, tokens split on spaces.
+    # h = "a b c"; r1 = "a b d" (w = +0.5); r2 = "a x c" (w = -1.0)
+    # unigrams of h: a, b, c.  a in r1 (min 1, w .5) and r2 (min 1, w -1): max = .5
+    #                          b in r1 only: .5;  c in r2 only: -1.  numerator_1 = .5 + .5 - 1 = 0
+    # Denominator_1 = max_j w_j * #unigrams(h) = .5 * 3 = 1.5  -> p1 = 0: BLEU = 0.
+    m = combo.get_metric("bleu", max_order=2, tokenize="none", smooth="none")
+    stats = m.segment_statistics(["a b c"], [["a b d", "a x c"]], [[0.5, -1.0]])
+    assert stats[0, 2] == pytest.approx(0.0)
+    assert stats[0, 4] == pytest.approx(1.5)
+    # With w2 = +0.25: unigrams a: max(.5, .25) = .5, b: .5, c: .25 -> 1.25; denominator 1.5.
+    # bigrams of h: "a b" in r1 only (.5); "b c" nowhere -> numerator_2 = .5; denominator_2 = .5 * 2 = 1.
+    # Brevity: hyp 3 tokens, closest ref length 3 -> BP = 1.
+    # BLEU-2 = exp((log(1.25 / 1.5) + log(.5 / 1)) / 2)
+    stats = m.segment_statistics(["a b c"], [["a b d", "a x c"]], [[0.5, 0.25]])
+    np.testing.assert_allclose(stats[0], [3, 3, 1.25, 0.5, 1.5, 1.0])
+    expected = math.exp((math.log(1.25 / 1.5) + math.log(0.5)) / 2)
+    assert m.corpus_score(["a b c"], [["a b d", "a x c"]], [[0.5, 0.25]]) == pytest.approx(expected)
+
+
+def test_delta_bleu_segment_without_positive_weight_is_an_error():
+    m = combo.get_metric("bleu")
+    with pytest.raises(InputError, match="segment 1 has no reference with a positive weight"):
+        m.corpus_score(["a", "b"], [["a"], ["b", "c"]], [[1.0], [0.0, -0.5]])
+
+
+def test_empty_hypotheses_and_references_have_defined_scores():
+    m = combo.get_metric("bleu")
+    scores = m.segment_scores(["", "the cat", ""], [["the cat"], [""], [""]])
+    assert np.all(np.isfinite(scores)) and np.all(scores == 0.0)
+    assert m.corpus_score([""], [[""]]) == 0.0
+
+
+def test_identical_text_scores_one():
+    m = combo.get_metric("bleu")
+    text = "the quick brown fox jumps over the lazy dog"
+    assert m.corpus_score([text], [[text]]) == pytest.approx(1.0)
+
+
+def test_pairwise_scores_reuse_one_analysis():
+    m = combo.get_metric("bleu")
+    texts = ["the cat sat on the mat", "a cat sat on a mat", "the cat is on the mat"]
+    left, right = np.array([0, 1, 2, 0]), np.array([1, 2, 0, 0])
+    got = m.pairwise_scores(texts, left, right)
+    want = [m.segment_scores([texts[a]], [[texts[b]]])[0] for a, b in zip(left, right)]
+    np.testing.assert_allclose(got, want)
+
+
+def test_bad_options_and_layouts():
+    with pytest.raises(OptionError):
+        combo.get_metric("bleu", smooth="magic")
+    with pytest.raises(OptionError):
+        combo.get_metric("bleu", max_order=0)
+    with pytest.raises(OptionError):
+        combo.get_metric("bleu", colour="red")
+    with pytest.raises(OptionError, match="refs\\[0\\] is a string"):
+        combo.get_metric("bleu").corpus_score(["a"], ["a"])
+    with pytest.raises(OptionError, match="reference lists"):
+        combo.get_metric("bleu").corpus_score(["a", "b"], [["a"]])
+
+
+def test_signature_names_every_option():
+    sig = combo.get_metric("bleu:max_order=2,smooth=floor").signature
+    assert sig.startswith("bleu|n:2|smooth:floor|")
+    assert "tok:13a" in sig and f"version:{combo.__version__}" in sig
