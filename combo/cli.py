@@ -146,24 +146,39 @@ def data() -> None:
 
 
 @data.command(name="list")
-@click.option("--home", type=click.Path(file_okay=False), default=None, help="Data folder (default: COMBO_DATA_HOME).")
+@click.option("--home", type=click.Path(file_okay=False), default=None,
+              help="Data folder (default: $COMBO_DATA_HOME or ~/.cache/combo/data).")
 def data_list(home: Optional[str]) -> None:
     """Which data sets are present and verified."""
     from .io import fetch
 
-    for row in fetch.list_datasets(home):
-        click.echo("\t".join(str(v) for v in row.values()))
+    for st in fetch.list_datasets(home):
+        ok = sum(1 for f in st.files if f.ok)
+        click.echo(f"{st.name}\t{st.state}\t{ok}/{len(st.files)} files\t{fetch.dataset_dir(st.name, home)}")
 
 
 @data.command(name="fetch")
 @click.argument("name")
-@click.option("--home", type=click.Path(file_okay=False), default=None, help="Data folder (default: COMBO_DATA_HOME).")
-def data_fetch(name: str, home: Optional[str]) -> None:
+@click.option("--home", type=click.Path(file_okay=False), default=None,
+              help="Data folder (default: $COMBO_DATA_HOME or ~/.cache/combo/data).")
+@click.option("--force", is_flag=True, help="Download again even when the files verify.")
+def data_fetch(name: str, home: Optional[str], force: bool) -> None:
     """Download data set NAME, check every file's SHA-256 and unpack it."""
     from .io import fetch
 
-    path = fetch.fetch(name, home)
+    path = fetch.fetch(name, home, force=force, log=lambda msg: click.echo(msg, err=True))
     click.echo(str(path))
+
+
+@data.command(name="verify")
+@click.argument("name")
+@click.option("--home", type=click.Path(file_okay=False), default=None)
+def data_verify(name: str, home: Optional[str]) -> None:
+    """Check every file of data set NAME against its pinned SHA-256."""
+    from .io import fetch
+
+    st = fetch.verify(name, home)
+    click.echo(f"{st.name}\t{st.state}\t{len(st.files)} files")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,128 @@
+"""The bundled example test bed combo/data/example.jsonl: structure, judgments and provenance checks."""
+
+import json
+import re
+from collections import Counter, defaultdict
+from itertools import combinations
+
+import pytest
+
+from combo.io.fetch import example_path
+
+SYSTEMS = ["strong", "literal", "weak", "copy"]
+PATH = example_path()
+
+
+@pytest.fixture(scope="module")
+def records():
+    lines = PATH.read_text(encoding="utf-8").splitlines()
+    assert lines and all(line.strip() for line in lines)
+    return [json.loads(line) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def parts(records):
+    by_type = defaultdict(list)
+    for rec in records[1:]:
+        by_type[rec["type"]].append(rec)
+    return by_type
+
+
+def words(text):
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def test_header_and_record_types(records, parts):
+    head = records[0]
+    assert head["type"] == "testbed" and head["format"] == 1 and head["name"] == "example-de-en"
+    assert "not a research data set" in head["metadata"]["provenance"]
+    assert set(parts) == {"segment", "candidate", "score", "preference", "system_score"}
+    assert [r["type"] for r in records].count("testbed") == 1
+    # segments come before everything that refers to them
+    first_other = next(i for i, r in enumerate(records) if r["type"] not in ("testbed", "segment"))
+    assert all(r["type"] != "segment" for r in records[first_other:])
+
+
+def test_segments_have_five_distinct_references(parts):
+    segments = parts["segment"]
+    assert [s["id"] for s in segments] == [f"s{i:02d}" for i in range(1, 25)]
+    for seg in segments:
+        assert set(seg) == {"type", "id", "source", "references", "weights", "ref_ids", "group"}
+        refs = seg["references"]
+        assert len(refs) == 5 >= 4  # `combo search --criterion king` needs at least 4
+        assert len(set(refs)) == 5 and all(isinstance(r, str) and r.strip() == r and r for r in refs)
+        assert seg["weights"] is None and seg["ref_ids"] == ["ref1", "ref2", "ref3", "ref4", "ref5"]
+        assert seg["group"] == "de-en" and seg["source"].strip()
+        # real paraphrase variety: on average two references share well under half their word types
+        overlap = [len(words(a) & words(b)) / len(words(a) | words(b)) for a, b in combinations(refs, 2)]
+        assert sum(overlap) / len(overlap) < 0.6, seg["id"]
+    assert len({s["source"] for s in segments}) == 24
+
+
+def test_every_system_has_one_candidate_per_segment(parts):
+    ids = [s["id"] for s in parts["segment"]]
+    refs = {s["id"]: s["references"] for s in parts["segment"]}
+    seen = Counter((c["system"], c["segment"]) for c in parts["candidate"])
+    assert set(seen) == {(system, seg) for system in SYSTEMS for seg in ids} and set(seen.values()) == {1}
+    for cand in parts["candidate"]:
+        assert cand["text"].strip() and cand["text"] not in refs[cand["segment"]]
+    # the copying system leaves German words in some outputs and none in others
+    sources = {s["id"]: words(s["source"]) for s in parts["segment"]}
+    copied = [len((words(c["text"]) & sources[c["segment"]]) - {"2015", "2030", "30", "300"})
+              for c in parts["candidate"] if c["system"] == "copy"]
+    assert sum(n >= 2 for n in copied) >= 12 and sum(n <= 1 for n in copied) >= 5
+
+
+def test_scores_two_raters_adequacy_1_to_5(parts):
+    table = defaultdict(dict)
+    for s in parts["score"]:
+        assert s["aspect"] == "adequacy" and s["rater"] in ("r1", "r2")
+        assert s["value"] in (1.0, 2.0, 3.0, 4.0, 5.0)
+        assert s["rater"] not in table[(s["system"], s["segment"])]
+        table[(s["system"], s["segment"])][s["rater"]] = s["value"]
+    assert len(table) == 96 and all(set(v) == {"r1", "r2"} for v in table.values())
+    assert all(abs(v["r1"] - v["r2"]) <= 1 for v in table.values())
+    mean = {system: sum(v["r1"] + v["r2"] for (s, _), v in table.items() if s == system) / 48
+            for system in SYSTEMS}
+    assert mean["strong"] > mean["literal"] > mean["copy"] > mean["weak"]
+    system_scores = {r["system"]: r["value"] for r in parts["system_score"]}
+    assert set(system_scores) == set(SYSTEMS)
+    for system in SYSTEMS:
+        assert system_scores[system] == pytest.approx(mean[system], abs=1e-6)
+
+
+def test_preferences_follow_the_mean_scores(parts):
+    per_rater = defaultdict(float)
+    for s in parts["score"]:
+        per_rater[(s["system"], s["segment"])] += s["value"] / 2
+    blocks = defaultdict(list)
+    for p in parts["preference"]:
+        assert p["judge"] is None and isinstance(p["block"], int) and isinstance(p["tie"], bool)
+        better, worse = per_rater[(p["better"], p["segment"])], per_rater[(p["worse"], p["segment"])]
+        assert better >= worse and p["tie"] == (better == worse)
+        blocks[p["block"]].append(p)
+    assert sorted(blocks) == list(range(24))
+    for block, prefs in blocks.items():
+        assert {p["segment"] for p in prefs} == {f"s{block + 1:02d}"}
+        assert {frozenset((p["better"], p["worse"])) for p in prefs} == \
+            {frozenset(pair) for pair in combinations(SYSTEMS, 2)}
+
+
+def test_sources_are_not_taken_from_wmt12(data):
+    wmt = set((data / "wmt12/plain/sources/newstest2012-src.de").read_text(encoding="utf-8").splitlines())
+    ours = [json.loads(line)["source"] for line in PATH.read_text(encoding="utf-8").splitlines()[1:25]]
+    assert not wmt.intersection(ours)
+
+
+def test_loads_with_the_jsonl_reader():
+    try:
+        from combo.io import read_jsonl
+    except ImportError:  # the reader is another module's job
+        pytest.skip("combo.io.read_jsonl is not available")
+    tb = read_jsonl(PATH).validate()
+    summary = tb.summary()
+    assert summary["segments"] == 24 and summary["systems"] == 4 and summary["candidates"] == 96
+    assert summary["references_min"] == summary["references_max"] == 5
+    assert summary["scores"] == 192 and summary["preferences"] == 144
+    assert tb.systems == SYSTEMS and sum(p.tie for p in tb.preferences) == 9
+    assert tb.system_scores["adequacy"]["strong"] > tb.system_scores["adequacy"]["weak"]
