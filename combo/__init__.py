@@ -4,9 +4,12 @@ __version__ = "0.1.0"
 
 from .errors import ComboError, InputError, OptionError, ResourceMissing
 from .metrics import Metric, get_metric, list_metrics, refs_from_streams, register
+from .io import load_testbed, read_jsonl, write_jsonl
+from .scoring import ScoreTable, score_testbed
 from .testbed import Preference, Score, Segment, Testbed
 
 __all__ = [
-    "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score",
-    "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "refs_from_streams", "register",
+    "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score", "ScoreTable",
+    "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "load_testbed", "read_jsonl",
+    "refs_from_streams", "register", "score_testbed", "write_jsonl",
 ]

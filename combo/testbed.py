@@ -65,6 +65,8 @@ class Preference:
 class Testbed:
     """Segments, system candidates and human judgments of one evaluation setting."""
 
+    __test__ = False  # not a pytest test class, despite its name
+
     name: str = "testbed"
     segments: List[Segment] = field(default_factory=list)
     candidates: Dict[str, Dict[int, str]] = field(default_factory=dict)

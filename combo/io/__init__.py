@@ -1,0 +1,99 @@
+"""Readers that build :class:`combo.Testbed` objects, and the canonical JSONL form.
+
+One module per format: :mod:`.plain` (aligned text files), :mod:`.mtme`
+(mt-metrics-eval folders), :mod:`.wmt` (WMT relative rankings),
+:mod:`.flickr8k`, :mod:`.dstc7`, :mod:`.sick`, :mod:`.mutt` and
+:mod:`.jsonl`; :mod:`.text` reads lines safely for all of them.
+
+:func:`load_testbed` picks the reader from the path:
+
+* a ``*.jsonl`` file: :func:`read_jsonl`;
+* a ``SICK*.txt`` file: :func:`read_sick`;
+* a folder with ``systems/`` and ``references/``: :func:`read_plain_dir`
+  (layout in :data:`PLAIN_LAYOUT`);
+* a folder with ``sources/`` and ``system-outputs/`` (an mt-metrics-eval
+  test set such as ``.../mt-metrics-eval-v2/wmt22``): :func:`read_mtme`,
+  with option ``lp`` (needed when the folder holds several pairs);
+* a folder with ``wmt12.RNK_results.csv``: :func:`read_wmt12`, option ``lp``;
+* a folder with ``Flickr8k.token.txt``: :func:`read_flickr8k`;
+* a folder with ``dstc7-task2-context.tsv``: :func:`read_dstc7`.
+
+Other keyword options go to the chosen reader.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import InputError, OptionError
+from ..testbed import Testbed
+from .dstc7 import read_dstc7
+from .flickr8k import read_flickr8k
+from .jsonl import read_jsonl, write_jsonl
+from .mtme import read_mtme
+from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, read_mutt
+from .plain import PLAIN_LAYOUT, names_from_paths, read_plain, read_plain_dir
+from .sick import read_sick
+from .text import read_lines
+from .wmt import WMT12_INTO_ENGLISH, WMT12_NON_TIE_PAIRS, read_wmt12, read_wmt12_into_english
+
+__all__ = [
+    "CORRUPTION_KINDS", "MuttTrial", "PLAIN_LAYOUT", "WMT12_INTO_ENGLISH", "WMT12_NON_TIE_PAIRS",
+    "load_testbed", "mutt_testbed", "names_from_paths", "read_dstc7", "read_flickr8k", "read_jsonl",
+    "read_lines", "read_mtme", "read_mutt", "read_plain", "read_plain_dir", "read_sick", "read_wmt12",
+    "read_wmt12_into_english", "write_jsonl",
+]
+
+KNOWN_FORMATS = """\
+  *.jsonl file                                   canonical JSONL test bed
+  SICK*.txt file                                 SICK pairs
+  folder with systems/ and references/           plain layout
+  folder with sources/ and system-outputs/       mt-metrics-eval test set (option lp)
+  folder with wmt12.RNK_results.csv              WMT12 (option lp)
+  folder with Flickr8k.token.txt                 Flickr8k (option judgments)
+  folder with dstc7-task2-context.tsv            DSTC7 Task 2"""
+
+
+def _call(reader: Callable[..., Testbed], *args: Any, **options: Any) -> Testbed:
+    try:
+        inspect.signature(reader).bind(*args, **options)
+    except TypeError as exc:
+        raise OptionError(f"{reader.__name__}: {exc}") from None
+    return reader(*args, **options)
+
+
+def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
+    if lp is None:
+        pairs = sorted(p.name[:-4] for p in (folder / "sources").glob("*.txt"))
+        if len(pairs) != 1:
+            raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); "
+                              "choose one with lp=...")
+        lp = pairs[0]
+    return _call(read_mtme, folder.parent, folder.name, lp, **options)
+
+
+def load_testbed(path: Any, **options: Any) -> Testbed:
+    """Read a test bed, choosing the reader from the path (see the module doc)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file or folder", p, fix="check the path")
+    if p.is_file():
+        if p.suffix == ".jsonl":
+            return _call(read_jsonl, p, **options)
+        if p.name.startswith("SICK") and p.suffix == ".txt":
+            return _call(read_sick, p, **options)
+    elif (p / "systems").is_dir() and (p / "references").is_dir():
+        return _call(read_plain_dir, p, **options)
+    elif (p / "sources").is_dir() and (p / "system-outputs").is_dir():
+        return _mtme(p, **options)
+    elif (p / "wmt12.RNK_results.csv").is_file():
+        if "lp" not in options:
+            raise OptionError("WMT12 needs a language pair: lp='de-en' (or cs-en, es-en, fr-en, en-cs, ...)")
+        return _call(read_wmt12, p, **options)
+    elif (p / "Flickr8k.token.txt").is_file():
+        return _call(read_flickr8k, p, **options)
+    elif (p / "dstc7-task2-context.tsv").is_file():
+        return _call(read_dstc7, p, **options)
+    raise InputError("unknown test-bed format", p, fix="give one of:\n" + KNOWN_FORMATS)

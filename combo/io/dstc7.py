@@ -1,0 +1,227 @@
+"""DSTC7 Task 2, grounded response generation (Galley et al. 2019, "Grounded Response
+Generation Task at DSTC7"), with its human evaluation.
+
+Files under ``root`` (all tab-separated, ``InstanceID`` joins them):
+
+* ``dstc7-task2-context.tsv``: InstanceID, Depth, Context -> segment source;
+* ``dstc7-task2-gold_responses.tsv``: InstanceID, Reference1, Reference2, ...
+  (0 to 1,009 per instance) -> references, ``ref_ids`` = column names;
+* ``dstc7-task2-system_responses.tsv``: SystemID, InstanceID, Response ->
+  candidates (``Human`` is a rated system whose responses are human-written);
+* ``dstc7-task2-human-eval-per-judge.tsv``: JudgeID, InstanceID, SystemID,
+  Relevance, Informativeness -> Scores with aspects ``relevance`` and
+  ``informativeness``, rater = JudgeID;
+* ``dstc7-task2-human_evaluation.tsv``: InstanceID then one column per
+  system (mean rating) -> Scores with aspect ``mean``; its last row
+  ``Average`` (over all 1,000 instances) -> ``system_scores["mean"]``.
+
+Upstream quirks handled here, each documented and counted in ``metadata``:
+
+* The per-judge file starts with a byte-order mark; this loader strips it
+  (user-supplied files elsewhere reject BOMs).
+* The per-judge file labels half of TeamCE's judgments ``TeamEC``, a system
+  with no responses; the organisers' mean file pools both under TeamCE
+  (pooling reproduces every mean to two decimals), so ``system_aliases``
+  maps TeamEC to TeamCE by default.
+* 46 instances have no reference; they are skipped (``skipped_no_references``),
+  with their judgments (``skipped_judgments``).
+* With ``remove_human_copy`` (default), the gold reference that the Human
+  response copies is removed from that instance (otherwise Human trivially
+  matches itself; needed for human-likeness, e.g. KING). The Human responses
+  are lower-cased, detokenised forms of the reference, so "copy" means equal
+  after lower-casing and keeping only letters and digits (or, when that
+  leaves nothing, equal after lower-casing and removing white space). 893 of
+  the 954 instances with references have such a copy (``human_copy_instances``).
+* ``min_references`` drops instances with fewer references (after the copy
+  is removed); the data README's "953 usable instances" are those with at
+  least 3 references.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional
+
+from ..errors import InputError, OptionError
+from ..testbed import Score, Segment, Testbed
+from .text import PathLike, parse_float, parse_int, read_lines, read_table
+
+CONTEXT = "dstc7-task2-context.tsv"
+GOLD = "dstc7-task2-gold_responses.tsv"
+SYSTEMS = "dstc7-task2-system_responses.tsv"
+PER_JUDGE = "dstc7-task2-human-eval-per-judge.tsv"
+MEANS = "dstc7-task2-human_evaluation.tsv"
+DEFAULT_ALIASES = {"TeamEC": "TeamCE"}
+
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_SPACE = re.compile(r"\s+")
+
+
+def copy_key(text: str) -> str:
+    """Key under which a Human response equals the reference it copies (see module doc)."""
+    key = _NOT_ALNUM.sub("", text.lower())
+    return key if key else _SPACE.sub("", text.lower())
+
+
+def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: int = 1,
+               human_system: str = "Human",
+               system_aliases: Optional[Mapping[str, str]] = None) -> Testbed:
+    """DSTC7 Task 2 as a Testbed: one segment per instance with references (see module doc)."""
+    if not isinstance(min_references, int) or min_references < 1:
+        raise OptionError(f"min_references must be an integer >= 1, not {min_references!r}")
+    aliases = dict(DEFAULT_ALIASES if system_aliases is None else system_aliases)
+    base = Path(root)
+
+    # contexts
+    path = base / CONTEXT
+    _, rows = read_table(path, ("InstanceID", "Depth", "Context"), count=3)
+    context: Dict[str, str] = {}
+    depth: Dict[str, int] = {}
+    order: List[str] = []
+    for lineno, (iid, d, text) in rows:
+        if iid in context:
+            raise InputError(f"duplicate InstanceID {iid!r}", path, lineno, fix="give each instance once")
+        context[iid] = text
+        depth[iid] = parse_int(d, lineno, path, "Depth")
+        order.append(iid)
+
+    # references
+    path = base / GOLD
+    lines = read_lines(path)
+    if not lines[0].startswith("InstanceID\t"):
+        raise InputError("the header must start with InstanceID", path, 1,
+                         fix="use the gold_responses.tsv of the DSTC7 release")
+    refs: Dict[str, List[str]] = {}
+    for lineno, line in enumerate(lines[1:], 2):
+        iid, _, rest = line.partition("\t")
+        if iid not in context:
+            raise InputError(f"unknown InstanceID {iid!r}", path, lineno,
+                             fix=f"every instance needs a context in {CONTEXT}")
+        if iid in refs:
+            raise InputError(f"duplicate InstanceID {iid!r}", path, lineno, fix="give each instance once")
+        refs[iid] = [r for r in rest.split("\t") if r != ""] if rest else []
+    missing = [iid for iid in order if iid not in refs]
+    if missing:
+        raise InputError(f"{len(missing)} instances have no line, e.g. {missing[0]!r}", path,
+                         len(lines) + 1, fix="give one line per instance (it may have no reference)")
+
+    # system responses
+    path = base / SYSTEMS
+    _, rows = read_table(path, ("SystemID", "InstanceID", "Response"), count=3)
+    responses: Dict[str, Dict[str, str]] = {}
+    for lineno, (system, iid, text) in rows:
+        if iid not in context:
+            raise InputError(f"response for unknown InstanceID {iid!r}", path, lineno,
+                             fix=f"every instance needs a context in {CONTEXT}")
+        outs = responses.setdefault(system, {})
+        if iid in outs:
+            raise InputError(f"second response of {system!r} for instance {iid!r}", path, lineno,
+                             fix="give one response per system and instance")
+        outs[iid] = text
+    if remove_human_copy and human_system not in responses:
+        raise InputError(f"no responses of system {human_system!r}", path,
+                         fix="pass human_system=<name> or remove_human_copy=False")
+
+    # segments
+    segments: List[Segment] = []
+    seg_of: Dict[str, int] = {}
+    skipped_no_refs = skipped_few = copies = removed = 0
+    for iid in order:
+        rs = refs[iid]
+        ids = [f"Reference{k + 1}" for k in range(len(rs))]
+        if not rs:
+            skipped_no_refs += 1
+            continue
+        if remove_human_copy and iid in responses[human_system]:
+            key = copy_key(responses[human_system][iid])
+            keep = [k for k, r in enumerate(rs) if copy_key(r) != key]
+            if len(keep) < len(rs):
+                copies += 1
+                removed += len(rs) - len(keep)
+                rs, ids = [rs[k] for k in keep], [ids[k] for k in keep]
+        if len(rs) < min_references:
+            skipped_few += 1
+            continue
+        seg_of[iid] = len(segments)
+        segments.append(Segment(id=iid, source=context[iid], references=rs, ref_ids=ids))
+    tb = Testbed(name="dstc7-task2", segments=segments)
+    for system, outs in responses.items():
+        tb.candidates[system] = {seg_of[iid]: t for iid, t in outs.items() if iid in seg_of}
+
+    # per-judge ratings
+    path = base / PER_JUDGE
+    _, rows = read_table(path, ("JudgeID", "InstanceID", "SystemID", "Relevance", "Informativeness"),
+                         count=5, strip_bom=True)
+    skipped_judgments = 0
+    scores = tb.scores
+    for lineno, (judge, iid, system, rel, inf) in rows:
+        system = aliases.get(system, system)
+        if iid not in context:
+            raise InputError(f"judgment names unknown InstanceID {iid!r}", path, lineno,
+                             fix=f"every judged instance needs a context in {CONTEXT}")
+        if system not in responses:
+            raise InputError(f"judgment names unknown system {system!r}", path, lineno,
+                             fix=f"every judged system needs responses in {SYSTEMS} (or a system alias)")
+        seg = seg_of.get(iid)
+        r = parse_float(rel, lineno, path, "Relevance")
+        i = parse_float(inf, lineno, path, "Informativeness")
+        if seg is None:
+            skipped_judgments += 1
+            continue
+        if seg not in tb.candidates[system]:
+            raise InputError(f"judgment of {system!r} on instance {iid!r}, which has no response from it",
+                             path, lineno, fix="judge only responses that exist")
+        scores.append(Score(system, seg, r, judge, "relevance"))
+        scores.append(Score(system, seg, i, judge, "informativeness"))
+
+    # mean ratings
+    path = base / MEANS
+    head, rows = read_table(path, ("InstanceID",))
+    systems = head[1:]
+    for k, system in enumerate(systems):
+        if system in systems[:k]:
+            raise InputError(f"duplicate system column {system!r}", path, 1, fix="name each system once")
+        if system not in responses:
+            raise InputError(f"column names unknown system {system!r}", path, 1,
+                             fix=f"every system column needs responses in {SYSTEMS}")
+    skipped_means = 0
+    average: Dict[str, float] = {}
+    for lineno, fields in rows:
+        if len(fields) != len(head):
+            raise InputError(f"expected {len(head)} tab-separated fields, found {len(fields)}", path, lineno,
+                             fix="give a value for every system column")
+        iid = fields[0]
+        values = [parse_float(v, lineno, path, "mean rating") for v in fields[1:]]
+        if iid == "Average":
+            average = dict(zip(systems, values))
+            continue
+        if iid not in context:
+            raise InputError(f"unknown InstanceID {iid!r}", path, lineno,
+                             fix=f"every instance needs a context in {CONTEXT}")
+        seg = seg_of.get(iid)
+        if seg is None:
+            skipped_means += len(values)
+            continue
+        for system, v in zip(systems, values):
+            scores.append(Score(system, seg, v, None, "mean"))
+    if average:
+        tb.system_scores["mean"] = average
+
+    tb.metadata = {
+        "format": "dstc7-task2",
+        "instances": len(order),
+        "skipped_no_references": skipped_no_refs,
+        "min_references": min_references,
+        "skipped_few_references": skipped_few,
+        "remove_human_copy": remove_human_copy,
+        "human_system": human_system,
+        "human_copy_instances": copies,
+        "human_copy_references_removed": removed,
+        "skipped_judgments": skipped_judgments,
+        "skipped_mean_scores": skipped_means,
+        "system_aliases": aliases,
+        "system_scores_over": "all instances (the organisers' Average row)",
+        "depth": {iid: depth[iid] for iid in seg_of},
+    }
+    return tb

@@ -1,0 +1,121 @@
+"""combo.io.text: safe line reading (missing, empty, invalid UTF-8, BOM, CRLF) and field parsing."""
+
+import time
+
+import pytest
+
+from combo.errors import InputError
+from combo.io.text import parse_float, parse_int, read_lines, read_table, split_fields
+
+
+def _error(fn, *args, **kwargs) -> InputError:
+    with pytest.raises(InputError) as info:
+        fn(*args, **kwargs)
+    return info.value
+
+
+def test_lines_trailing_newline_and_empty_lines(tmp_path):
+    p = tmp_path / "a.txt"
+    p.write_bytes("one\n\nthree ü\n".encode("utf-8"))
+    assert read_lines(p) == ["one", "", "three ü"]
+    p.write_bytes(b"no final newline")
+    assert read_lines(p) == ["no final newline"]
+    p.write_bytes(b"a\n\n")  # an empty last segment is a real line
+    assert read_lines(p) == ["a", ""]
+    p.write_bytes(b"\n")  # one empty segment
+    assert read_lines(p) == [""]
+
+
+def test_only_newline_splits_lines(tmp_path):
+    # str.splitlines would also split on \x0b, \x1c, \x85 and \u2028 and shift every later segment.
+    p = tmp_path / "odd.txt"
+    p.write_bytes("a\x0bb\x1cc\u2028d\x85e\x0cf\nsecond\n".encode("utf-8"))
+    assert read_lines(p) == ["a\x0bb\x1cc\u2028d\x85e\x0cf", "second"]
+
+
+def test_missing_file(tmp_path):
+    err = _error(read_lines, tmp_path / "nope.txt")
+    assert err.path == str(tmp_path / "nope.txt") and "not found" in str(err) and err.fix
+
+
+def test_folder_is_not_a_file(tmp_path):
+    err = _error(read_lines, tmp_path)
+    assert "folder" in str(err)
+
+
+def test_empty_file(tmp_path):
+    p = tmp_path / "e.txt"
+    p.write_bytes(b"")
+    err = _error(read_lines, p)
+    assert (err.path, err.line) == (str(p), 1) and "empty" in str(err) and err.fix
+    assert read_lines(p, allow_empty=True) == []
+
+
+def test_invalid_utf8_names_line_of_first_bad_byte(tmp_path):
+    p = tmp_path / "latin1.txt"
+    p.write_bytes("ok\nalso ok\ncaf\xe9\nmore\xff\n".encode("latin-1"))
+    err = _error(read_lines, p)
+    assert (err.path, err.line) == (str(p), 3)
+    assert "0xe9" in str(err) and "UTF-8" in str(err) and err.fix
+
+
+def test_bom_rejected_unless_stripped(tmp_path):
+    p = tmp_path / "bom.txt"
+    p.write_bytes(b"\xef\xbb\xbfhello\nworld\n")
+    err = _error(read_lines, p)
+    assert (err.path, err.line) == (str(p), 1) and "byte-order mark" in str(err) and err.fix
+    assert read_lines(p, strip_bom=True) == ["hello", "world"]
+    p.write_bytes(b"\xef\xbb\xbf")  # only a BOM: empty
+    assert _error(read_lines, p, strip_bom=True).line == 1
+
+
+def test_crlf_rejected_unless_accepted(tmp_path):
+    p = tmp_path / "crlf.txt"
+    p.write_bytes(b"a\nb\r\nc\r\n")
+    err = _error(read_lines, p)
+    assert (err.path, err.line) == (str(p), 2) and "CRLF" in str(err) and "dos2unix" in err.fix
+    assert read_lines(p, accept_crlf=True) == ["a", "b", "c"]
+
+
+def test_lone_carriage_return_rejected_even_with_crlf_accepted(tmp_path):
+    p = tmp_path / "cr.txt"
+    p.write_bytes(b"a\r\nb\rc\n")
+    err = _error(read_lines, p, accept_crlf=True)
+    assert err.line == 2 and "carriage return" in str(err)
+
+
+def test_split_fields_and_numbers(tmp_path):
+    assert split_fields("a\tb\tc", 4, "f", count=3) == ["a", "b", "c"]
+    err = _error(split_fields, "a\tb", 4, "f", count=3)
+    assert (err.path, err.line) == ("f", 4)
+    assert split_fields("x  1.5", 1, "f", count=2, sep=None) == ["x", "1.5"]
+    assert parse_float(" 2.5", 3, "f") == 2.5
+    assert parse_int("-1", 3, "f") == -1
+    for bad in ("nan", "NaN", "inf", "-Infinity"):
+        err = _error(parse_float, bad, 7, "f")
+        assert err.line == 7 and "NaN or infinite" in err.fix
+    assert "not a number" in str(_error(parse_float, "abc", 2, "f"))
+    assert "outside" in str(_error(parse_float, "5.5", 2, "f", "score", 1.0, 5.0))
+    assert "not an integer" in str(_error(parse_int, "1.5", 2, "f"))
+
+
+def test_read_table_header_and_fields(tmp_path):
+    p = tmp_path / "t.tsv"
+    p.write_text("a\tb\n1\t2\n3\t4\n", encoding="utf-8")
+    head, rows = read_table(p, ("a", "b"), count=2)
+    assert head == ["a", "b"] and rows == [(2, ["1", "2"]), (3, ["3", "4"])]
+    err = _error(read_table, p, ("a", "c"))
+    assert err.line == 1 and "header" in str(err)
+    p.write_text("a\tb\n1\t2\n3\n", encoding="utf-8")
+    assert _error(read_table, p, ("a", "b"), count=2).line == 3
+
+
+def test_read_lines_is_fast_on_real_files(data):
+    # The WMT12 de-en outputs: 16 files x 3,003 lines; the DSTC7 gold file is ~4 MB.
+    files = sorted((data / "wmt12" / "plain" / "system-outputs" / "newstest2012" / "de-en").iterdir())
+    start = time.perf_counter()
+    total = sum(len(read_lines(f)) for f in files)
+    total_gold = len(read_lines(data / "dstc7" / "dstc7-task2-gold_responses.tsv"))
+    elapsed = time.perf_counter() - start
+    assert total == 16 * 3003 and total_gold == 1001
+    assert elapsed < 2.0, elapsed
