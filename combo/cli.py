@@ -19,7 +19,7 @@ from typing import List, Optional, Sequence
 import click
 
 from . import __version__
-from .errors import ComboError, InputError
+from .errors import ComboError, InputError, OptionError
 
 EXAMPLE = "example"
 
@@ -29,11 +29,30 @@ def example_path() -> Path:
     return Path(__file__).resolve().parent / "data" / "example.jsonl"
 
 
-def _load_testbed(spec: str):
+def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
     from .io import load_testbed
 
     path = example_path() if spec == EXAMPLE else Path(spec)
-    return load_testbed(path)
+    kwargs = {}
+    for item in options:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise OptionError(f"--testbed-option {item!r}: expected KEY=VALUE")
+        kwargs[key.strip()] = value.strip()
+    if lp is not None:
+        kwargs["lp"] = lp
+    return load_testbed(path, **kwargs)
+
+
+def testbed_options(func):
+    """The options every command that reads a test bed shares."""
+    func = click.option("--testbed-option", "testbed_options", multiple=True, metavar="KEY=VALUE",
+                        help="Option for the test-bed reader (e.g. judgments=crowd), repeatable.")(func)
+    func = click.option("--lp", default=None, help="Language pair, for folders holding several (e.g. de-en).")(func)
+    func = click.option("--testbed", "testbed_path", required=True,
+                        help="A .jsonl file, a supported folder layout (see docs/testbeds.md), "
+                             "or 'example' (bundled).")(func)
+    return func
 
 
 def write_output(text: str, out: Optional[str]) -> None:
@@ -104,8 +123,7 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
 
 
 @main.command()
-@click.option("--testbed", "testbed_path", required=True,
-              help="Test bed: a .jsonl file, a supported folder layout, or 'example' (bundled).")
+@testbed_options
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
               help="Metric names, repeatable; options as name:key=value,key=value.")
 @click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
@@ -113,12 +131,12 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Metrics scored in parallel.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def score(testbed_path: str, metrics: Sequence[str], level: str, fmt: str, out: Optional[str], jobs: int,
-          quiet: bool) -> None:
+def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
+          level: str, fmt: str, out: Optional[str], jobs: int, quiet: bool) -> None:
     """Score every system of a test bed: system-level (corpus) or segment-level scores."""
     from .scoring import score_testbed
 
-    tb = _load_testbed(testbed_path)
+    tb = _load_testbed(testbed_path, lp, testbed_options)
     table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty())
     if fmt == "json":
         text = table.to_json() + "\n"

@@ -1,0 +1,112 @@
+"""The command line: real runs, and bad input giving one clear error, exit code 2, no partial output."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from combo.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def _plain(tmp_path: Path, systems=None, refs=None) -> Path:
+    root = tmp_path / "tb"
+    (root / "systems").mkdir(parents=True)
+    (root / "references").mkdir()
+    for name, text in (refs or {"r1": "the cat sat\nthe dog ran\n"}).items():
+        (root / "references" / f"{name}.txt").write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    for name, text in (systems or {"A": "the cat sat\na dog ran\n", "B": "cat\ndog\n"}).items():
+        (root / "systems" / f"{name}.txt").write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return root
+
+
+def test_score_example_system_level():
+    res = run("score", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-q")
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().split("\n")
+    assert lines[0] == "system\tbleu\tchrf"
+    assert len(lines) == 1 + 4
+    for line in lines[1:]:
+        values = [float(v) for v in line.split("\t")[1:]]
+        assert all(0.0 <= v <= 1.0 for v in values)
+
+
+def test_score_json_out_file_has_both_levels(tmp_path):
+    out = tmp_path / "scores.json"
+    res = run("score", "--testbed", "example", "-m", "bleu:max_order=2", "--format", "json", "--out", str(out), "-q")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(out.read_text())
+    assert doc["metrics"][0]["signature"].startswith("bleu|n:2")
+    assert len(doc["system"]) == 4 and len(doc["segment"]) == 96
+
+
+def test_score_plain_folder_segment_level_csv(tmp_path):
+    root = _plain(tmp_path)
+    res = run("score", "--testbed", str(root), "-m", "bleu", "--level", "segment", "--format", "csv", "-q")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "system,segment,bleu"
+    assert len(res.output.splitlines()) == 1 + 4
+
+
+@pytest.mark.parametrize("case,expect", [
+    ("mismatched", "lines"),
+    ("empty", "empty"),
+    ("utf8", "UTF-8"),
+    ("bom", "byte-order mark"),
+    ("crlf", "CRLF"),
+])
+def test_bad_input_one_error_exit_2_no_partial_output(tmp_path, case, expect):
+    systems = {"A": "the cat sat\na dog ran\n"}
+    if case == "mismatched":
+        systems["B"] = "only one line\n"
+    elif case == "empty":
+        systems["B"] = ""
+    elif case == "utf8":
+        systems["B"] = b"fine\nbad \xff byte\n"
+    elif case == "bom":
+        systems["B"] = b"\xef\xbb\xbfcat\ndog\n"
+    elif case == "crlf":
+        systems["B"] = "cat\r\ndog\r\n"
+    root = _plain(tmp_path, systems=systems)
+    out = tmp_path / "out.tsv"
+    proc = subprocess.run([sys.executable, "-m", "combo.cli", "score", "--testbed", str(root), "-m", "bleu",
+                           "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    err = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(err) == 1, proc.stderr
+    assert expect.lower() in err[0].lower()
+    assert "B.txt" in err[0]
+    assert not out.exists()
+    assert not list(tmp_path.glob(".combo-*"))
+
+
+def test_bad_input_in_judgments_names_file_and_line(tmp_path):
+    root = _plain(tmp_path)
+    (root / "scores.tsv").write_text("A\t1\t0.5\nA\t2\tnan\n")
+    res = run("score", "--testbed", str(root), "-m", "bleu")
+    assert res.exit_code == 2
+    assert "scores.tsv:2" in res.output
+    (root / "scores.tsv").write_text("A\t1\t0.5\nZ\t1\t0.5\n")
+    res = run("score", "--testbed", str(root), "-m", "bleu")
+    assert res.exit_code == 2 and "scores.tsv:2" in res.output and "Z" in res.output
+
+
+def test_unknown_metric_and_option_exit_2():
+    res = run("score", "--testbed", "example", "-m", "blue")
+    assert res.exit_code == 2 and "unknown metric 'blue'" in res.output
+    res = run("score", "--testbed", "example", "-m", "bleu:smooth=magic")
+    assert res.exit_code == 2 and "smooth" in res.output
+
+
+def test_metrics_command_lists_the_registry():
+    res = run("metrics")
+    assert res.exit_code == 0
+    assert res.output.splitlines()[0].startswith("metric")
+    assert any(line.startswith("bleu ") for line in res.output.splitlines())

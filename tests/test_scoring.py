@@ -1,0 +1,55 @@
+"""Scoring a test bed: one analysis per metric, segment and system scores equal the metric's own API."""
+
+import numpy as np
+import pytest
+
+import combo
+from combo.scoring import score_testbed
+from combo.testbed import Segment, Testbed
+
+
+def _small_testbed():
+    tb = Testbed(name="toy", segments=[
+        Segment("s1", "der Hund", ["the dog barks", "a dog is barking"]),
+        Segment("s2", "die Katze", ["the cat sleeps"]),
+        Segment("s3", "", ["it rains today", "today it is raining", "rain today"]),
+    ])
+    tb.add_system("A", ["the dog barks loudly", "the cat sleeps", "it rains today"])
+    tb.add_system("B", ["dog", "a cat is sleeping", ""])
+    tb.add_system("C", {0: "a dog is barking", 2: "today rain"})  # covers two segments only
+    return tb
+
+
+def test_scores_equal_metric_api_per_system_and_segment():
+    tb = _small_testbed()
+    table = score_testbed(tb, ["bleu", "bleu:max_order=2"])
+    refs = tb.references()
+    for m, spec in enumerate(["bleu", "bleu:max_order=2"]):
+        metric = combo.get_metric(spec)
+        for s, name in enumerate(tb.systems):
+            idx = sorted(tb.candidates[name])
+            hyps = [tb.candidates[name][i] for i in idx]
+            rr = [refs[i] for i in idx]
+            assert table.system[m, s] == pytest.approx(metric.corpus_score(hyps, rr), abs=1e-12)
+            rows = np.flatnonzero(table.row_system == s)
+            np.testing.assert_allclose(table.segment[m, rows], metric.segment_scores(hyps, rr), atol=1e-12)
+    assert table.signatures[1].startswith("bleu|n:2")
+    assert len(table.to_records("segment")) == 8
+
+
+def test_parallel_jobs_give_identical_tables():
+    tb = _small_testbed()
+    a = score_testbed(tb, ["bleu", "bleu:smooth=floor"], jobs=1)
+    b = score_testbed(tb, ["bleu", "bleu:smooth=floor"], jobs=2)
+    np.testing.assert_array_equal(a.segment, b.segment)
+    np.testing.assert_array_equal(a.system, b.system)
+
+
+def test_weighted_references_reach_delta_bleu():
+    tb = _small_testbed()
+    tb.segments[0].weights = [1.0, 0.5]
+    tb.validate()
+    table = score_testbed(tb, ["bleu"], systems=["A"])
+    metric = combo.get_metric("bleu")
+    want = metric.corpus_score(list(tb.candidates["A"].values()), tb.references(), tb.reference_weights())
+    assert table.system[0, 0] == pytest.approx(want)
