@@ -1,0 +1,283 @@
+"""chrF (Popović 2015) and chrF++ (Popović 2017), with sacreBLEU 2.6.0's options and semantics.
+
+chrF is the F_beta score of character n-gram precision and recall (Popović
+2015, eq. 1: ``chrF_beta = (1 + beta^2) chrP chrR / (beta^2 chrP + chrR)``),
+with chrP and chrR averaged over the n-gram orders 1..``char_order``. chrF++
+adds word n-grams of orders 1..``word_order`` (Popović 2017, §2) to the same
+average.
+
+Statistics per row, per order (characters first, then words):
+``[hyp n-grams, ref n-grams, matches]`` (sacreBLEU's layout). As in sacreBLEU
+the hypothesis count of an order is zero when the reference has no n-gram of
+that order, the averages keep only the orders present in both texts
+("effective order") unless ``eps_smoothing``, and with several references a
+segment keeps the statistics of the reference with the best sentence-level
+score (the first one on ties). Corpus chrF sums the statistics over segments.
+Reference weights, if given, are ignored. Scores are on a 0-1 scale
+(sacreBLEU's / 100).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+from scipy import sparse
+
+from ...errors import InputError, OptionError
+from ...features.ngrams import NgramCounts, Vocabulary, pair_matches
+from ..base import Metric, Option
+from ..registry import register
+
+PUNCTUATION = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')  # Python's string.punctuation
+_EPS = 1e-16  # chrF++.py's epsilon, as in sacreBLEU
+_KEY_LIMIT = 2 ** 62  # largest (text, n-gram) integer key we allow
+
+
+def split_punctuation(text: str) -> List[str]:
+    """chrF++ words: white-space tokens, one leading or trailing punctuation mark split off.
+
+    As in Popović's chrF++.py and sacreBLEU: a trailing mark is split first,
+    otherwise a leading one; one-character tokens are kept as they are
+    (so ``"(hi)"`` gives ``"(hi"`` and ``")"``).
+    """
+    words: List[str] = []
+    for w in text.split():
+        if len(w) > 1 and w[-1] in PUNCTUATION:
+            words.append(w[:-1])
+            words.append(w[-1])
+        elif len(w) > 1 and w[0] in PUNCTUATION:
+            words.append(w[0])
+            words.append(w[1:])
+        else:
+            words.append(w)
+    return words
+
+
+class CharacterNgramCounts(NgramCounts):
+    """:class:`NgramCounts` of the character n-grams of strings, built from integer codes.
+
+    Same attributes and meaning as :class:`NgramCounts` (``matrices``,
+    ``lengths``, ``ngram_ids``), but the n-gram of order n starting at a
+    position is the integer ``code_{n-1} * A + char`` (A = alphabet size),
+    so each order costs one sort of integer keys instead of a ``unique``
+    with inverse. Column ids are these codes (a wide, sparse column space);
+    codes are renumbered densely only when a key would overflow.
+    ``ngram_ids`` is rebuilt on first use rather than kept.
+    """
+
+    def __init__(self, texts: Sequence[str], max_order: int):  # noqa: D107 (no super call on purpose)
+        self.max_order = max_order
+        self.vocabulary = Vocabulary()
+        n_texts = len(texts)
+        self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n_texts)
+        chars = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        present = np.flatnonzero(np.bincount(chars)) if len(chars) else np.zeros(0, dtype=np.int64)
+        self.vocabulary.index = {chr(c): i for i, c in enumerate(present.tolist())}
+        table = np.zeros(int(present[-1]) + 1 if len(present) else 1, dtype=np.int64)
+        table[present] = np.arange(len(present), dtype=np.int64)
+        self._ids = table[chars]
+        self._ngram_ids: Optional[List[np.ndarray]] = None
+        self.matrices: List[sparse.csr_matrix] = []
+        for text, _, code, width in self._codes():
+            keys = text * width + code
+            keys.sort()
+            if len(keys):
+                start = np.ones(len(keys), dtype=bool)
+                np.not_equal(keys[1:], keys[:-1], out=start[1:])
+                first = np.flatnonzero(start)
+                counts = np.diff(first, append=len(keys)).astype(np.float64)
+                uniq = keys[first]
+                rows = uniq // width
+                cols = uniq - rows * width
+            else:
+                counts = np.zeros(0)
+                rows = cols = np.zeros(0, dtype=np.int64)
+            indptr = np.zeros(n_texts + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows, minlength=n_texts), out=indptr[1:])
+            mat = sparse.csr_matrix((counts, cols, indptr), shape=(n_texts, width))
+            mat.has_canonical_format = True  # one sorted entry per (text, n-gram) by construction
+            self.matrices.append(mat)
+
+    def _codes(self):
+        """Yield ``(text, position, code, width)`` of every n-gram, order by order (positions ascending)."""
+        ids, n_texts = self._ids, len(self.lengths)
+        alphabet = max(int(ids.max()) + 1 if len(ids) else 1, 1)
+        text = np.repeat(np.arange(n_texts, dtype=np.int64), self.lengths)
+        position = np.arange(len(ids), dtype=np.int64)
+        room = np.repeat(np.cumsum(self.lengths), self.lengths) - position  # symbols from here to the text's end
+        code = ids
+        width = alphabet  # codes of the current order lie in [0, width)
+        for n in range(1, self.max_order + 1):
+            if n > 1:
+                if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
+                    _, dense = np.unique(code, return_inverse=True)
+                    code = dense.ravel()
+                    width = int(code.max()) + 1 if len(code) else 1
+                    if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
+                        raise InputError(f"chrF: too many distinct character {n}-grams to index "
+                                         f"({width} x {alphabet} x {n_texts} texts)",
+                                         fix="score the corpus in smaller parts")
+                keep = room >= n
+                text, position, room = text[keep], position[keep], room[keep]
+                code = code[keep] * alphabet + ids[position + (n - 1)]
+                width *= alphabet
+            yield text, position, code, width
+
+    @property
+    def ngram_ids(self) -> List[np.ndarray]:  # type: ignore[override]
+        """Per order: the id of the n-gram starting at each position (-1: none), as in :class:`NgramCounts`."""
+        if self._ngram_ids is None:
+            out = []
+            for _, position, code, _ in self._codes():
+                full = np.full(len(self._ids), -1, dtype=np.int64)
+                full[position] = code
+                out.append(full)
+            self._ngram_ids = out
+        return self._ngram_ids
+
+
+def chrf_from_statistics(stats: np.ndarray, n_orders: int, beta: float, eps_smoothing: bool,
+                         scale: float = 1.0) -> np.ndarray:
+    """chrF of statistics rows ``[hyp, ref, match] * n_orders`` (Popović 2015, eq. 1), vectorised.
+
+    Default: average precision and recall over the orders where both texts
+    have n-grams, then F_beta (sacreBLEU's effective order). With
+    ``eps_smoothing``: mean over all orders of the per-order F_beta, with
+    precision / recall 1e-16 for an empty side (chrF++.py, Moses, NLTK).
+    Orders are summed in sequence, as sacreBLEU does, so results agree to the
+    last bits.
+    """
+    stats = np.asarray(stats, dtype=np.float64)
+    shape = stats.shape[:-1]
+    s = stats.reshape(-1, n_orders, 3)
+    factor = float(beta) ** 2
+    hyp, ref, match = s[:, :, 0], s[:, :, 1], s[:, :, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prec = np.where(hyp > 0, match / np.where(hyp > 0, hyp, 1.0), _EPS)
+        rec = np.where(ref > 0, match / np.where(ref > 0, ref, 1.0), _EPS)
+        if eps_smoothing:
+            total = np.zeros(len(s))
+            for i in range(n_orders):
+                p, r = prec[:, i], rec[:, i]
+                denom = factor * p + r
+                total += np.where(denom > 0, (1 + factor) * p * r / np.where(denom > 0, denom, 1.0), _EPS)
+            return (scale * total / n_orders).reshape(shape)
+        both = (hyp > 0) & (ref > 0)
+        avg_p = np.zeros(len(s))
+        avg_r = np.zeros(len(s))
+        for i in range(n_orders):
+            avg_p += np.where(both[:, i], prec[:, i], 0.0)
+            avg_r += np.where(both[:, i], rec[:, i], 0.0)
+        effective = both.sum(axis=1)
+        avg_p = np.where(effective > 0, avg_p / np.maximum(effective, 1), 0.0)
+        avg_r = np.where(effective > 0, avg_r / np.maximum(effective, 1), 0.0)
+        denom = factor * avg_p + avg_r
+        score = (1 + factor) * avg_p * avg_r / np.where(denom > 0, denom, 1.0)
+        score = np.where((avg_p + avg_r != 0) & (denom > 0), score, 0.0)
+    return (scale * score).reshape(shape)
+
+
+def _order_statistics(counts: NgramCounts, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``[hyp n-grams, ref n-grams, matches]`` of each order for pairs of texts: shape (pairs, orders, 3)."""
+    out = np.zeros((len(hyp), counts.max_order, 3))
+    for k in range(counts.max_order):
+        totals = counts.totals(k + 1)
+        ref_total = totals[ref]
+        out[:, k, 0] = np.where(ref_total > 0, totals[hyp], 0)  # sacreBLEU: no hits without reference n-grams
+        out[:, k, 1] = ref_total
+        out[:, k, 2] = pair_matches(counts.matrices[k], hyp, ref)
+    return out
+
+
+@register("chrf")
+class CHRF(Metric):
+    """chrF (Popović 2015, eq. 1) with sacreBLEU 2.6.0's options; chrF++ when ``word_order`` > 0.
+
+    Corpus score: chrF of the per-order statistics summed over segments
+    (sacreBLEU's ``corpus_score``); segment score: sacreBLEU's
+    ``sentence_score``. With several references each segment keeps the
+    statistics of its best-scoring reference (first on ties), as sacreBLEU.
+    """
+
+    family = "lexical"
+    higher_is_better = True
+    layers = ("characters", "tokens")
+    citation = "Popović 2015 (chrF, eq. 1); Popović 2017 (chrF++); sacreBLEU 2.6.0 (Post 2018)"
+    options = {
+        "char_order": Option(6, "largest character n-gram order",
+                             check=lambda v: isinstance(v, int) and 0 <= v <= 20, short="nc"),
+        "word_order": Option(0, "largest word n-gram order (2 = chrF++)",
+                             check=lambda v: isinstance(v, int) and 0 <= v <= 20, short="nw"),
+        "beta": Option(2, "weight of recall relative to precision",
+                       check=lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0),
+        "lowercase": Option(False, "lowercase before extracting n-grams", short="lc"),
+        "whitespace": Option(False, "keep white space inside character n-grams", short="space"),
+        "eps_smoothing": Option(False, "chrF++.py epsilon smoothing instead of effective order", short="eps"),
+    }
+
+    def _post_init(self) -> None:
+        if self.params["char_order"] + self.params["word_order"] < 1:
+            raise OptionError(f"{self.name}: char_order + word_order must be at least 1")
+        self.n_orders = self.params["char_order"] + self.params["word_order"]
+
+    def analyse(self, texts: Sequence[str]) -> Tuple[NgramCounts, Optional[NgramCounts]]:
+        p = self.params
+        if p["lowercase"]:
+            texts = [t.lower() for t in texts]
+        chars = list(texts) if p["whitespace"] else ["".join(t.split()) for t in texts]
+        char_counts = CharacterNgramCounts(chars, p["char_order"])
+        word_counts = None
+        if p["word_order"] > 0:
+            word_counts = NgramCounts([split_punctuation(t) for t in texts], p["word_order"])
+        return char_counts, word_counts
+
+    def _pair_statistics(self, analysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        char_counts, word_counts = analysis
+        parts = [_order_statistics(char_counts, hyp, ref)]
+        if word_counts is not None:
+            parts.append(_order_statistics(word_counts, hyp, ref))
+        return np.concatenate(parts, axis=1).reshape(len(hyp), 3 * self.n_orders)
+
+    def statistics(self, analysis, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
+        hyp_ids = np.asarray(hyp_ids, dtype=np.int64)
+        ref_ids = np.asarray(ref_ids, dtype=np.int64)
+        sizes = np.diff(ref_ptr)
+        if np.any(sizes == 0):
+            bad = np.flatnonzero(sizes == 0)
+            raise InputError(f"{self.name}: segment {int(bad[0])} has no reference "
+                             f"({len(bad)} such segments)", fix="give every segment at least one reference")
+        n_rows = len(hyp_ids)
+        pair_row = np.repeat(np.arange(n_rows, dtype=np.int64), sizes)
+        pair_hyp = hyp_ids[pair_row]
+        n_texts = analysis[0].n_texts
+        # Each distinct (hypothesis, reference) pair is scored once.
+        unique_keys, inverse = np.unique(pair_hyp * max(n_texts, 1) + ref_ids, return_inverse=True)
+        unique_stats = self._pair_statistics(analysis, unique_keys // max(n_texts, 1), unique_keys % max(n_texts, 1))
+        stats = unique_stats[inverse.ravel()]
+        if len(stats) == n_rows:  # one reference per row
+            return stats
+        p = self.params
+        # sacreBLEU compares 100 * chrF with ">" and keeps the first best reference.
+        f = chrf_from_statistics(stats, self.n_orders, p["beta"], p["eps_smoothing"], scale=100.0)
+        order = np.lexsort((np.arange(len(f)), -f, pair_row))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = pair_row[order][1:] != pair_row[order][:-1]
+        chosen = order[first]
+        out = np.empty((n_rows, stats.shape[1]))
+        out[pair_row[chosen]] = stats[chosen]
+        return out
+
+    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        p = self.params
+        out = chrf_from_statistics(stats, self.n_orders, p["beta"], p["eps_smoothing"])
+        return out if np.ndim(stats) > 1 else float(out)
+
+
+@register("chrf++")
+class CHRFPlusPlus(CHRF):
+    """chrF++ (Popović 2017): chrF with word n-grams up to order 2 (sacreBLEU ``CHRF(word_order=2)``)."""
+
+    citation = "Popović 2017 (chrF++); Popović 2015 (chrF, eq. 1); sacreBLEU 2.6.0"
+    options = dict(CHRF.options, word_order=Option(
+        2, "largest word n-gram order", check=lambda v: isinstance(v, int) and 0 <= v <= 20, short="nw"))
