@@ -136,3 +136,134 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
 
 def _display_name(metric: Metric, given: MetricLike) -> str:
     return given if isinstance(given, str) else metric.name
+
+
+@dataclass
+class ReferenceScores:
+    """Single-reference similarities for QUEEN and KING (Giménez & Màrquez 2008, §3.2).
+
+    For segment ``i``: ``cand_ref(i)`` has shape (metrics, candidates, references)
+    with ``x(a, r)``; ``ref_ref(i)`` has shape (metrics, references, references)
+    with ``x(r', r'')``. Candidates of segment ``i`` are the ScoreTable rows
+    ``rows(i)``; references are ``ref_index[i]`` (indices into the segment's
+    references, a seeded sample when capped at ``max_refs``).
+    """
+
+    metrics: List[str]
+    signatures: List[str]
+    row_ptr: np.ndarray  # segment i's candidate rows: row_order[row_ptr[i]:row_ptr[i+1]]
+    row_order: np.ndarray
+    ref_index: List[np.ndarray]
+    cand_ref_ptr: np.ndarray
+    cand_ref_values: np.ndarray  # (metrics, sum_i n_cand_i * n_ref_i)
+    ref_ref_ptr: np.ndarray
+    ref_ref_values: np.ndarray  # (metrics, sum_i n_ref_i ** 2)
+    max_refs: Optional[int] = None
+    seed: int = 0
+    capped_segments: int = 0
+
+    def rows(self, i: int) -> np.ndarray:
+        return self.row_order[self.row_ptr[i]:self.row_ptr[i + 1]]
+
+    def cand_ref(self, i: int) -> np.ndarray:
+        nc, nr = len(self.rows(i)), len(self.ref_index[i])
+        return self.cand_ref_values[:, self.cand_ref_ptr[i]:self.cand_ref_ptr[i + 1]].reshape(-1, nc, nr)
+
+    def ref_ref(self, i: int) -> np.ndarray:
+        nr = len(self.ref_index[i])
+        return self.ref_ref_values[:, self.ref_ref_ptr[i]:self.ref_ref_ptr[i + 1]].reshape(-1, nr, nr)
+
+    def save(self, path) -> None:
+        """Save as a compressed ``.npz`` (plain arrays and JSON; no pickle)."""
+        ref_lengths = np.array([len(r) for r in self.ref_index], dtype=np.int64)
+        np.savez_compressed(
+            path, metrics=np.array(self.metrics), signatures=np.array(self.signatures), row_ptr=self.row_ptr,
+            row_order=self.row_order, ref_lengths=ref_lengths,
+            ref_flat=np.concatenate(self.ref_index) if self.ref_index else np.zeros(0, np.int64),
+            cand_ref_ptr=self.cand_ref_ptr, cand_ref_values=self.cand_ref_values, ref_ref_ptr=self.ref_ref_ptr,
+            ref_ref_values=self.ref_ref_values,
+            info=np.array(json.dumps({"max_refs": self.max_refs, "seed": self.seed,
+                                      "capped_segments": self.capped_segments})))
+
+    @classmethod
+    def load(cls, path) -> "ReferenceScores":
+        with np.load(path, allow_pickle=False) as z:
+            info = json.loads(str(z["info"]))
+            bounds = np.concatenate([[0], np.cumsum(z["ref_lengths"])])
+            flat = z["ref_flat"]
+            return cls(list(map(str, z["metrics"])), list(map(str, z["signatures"])), z["row_ptr"],
+                       z["row_order"], [flat[bounds[i]:bounds[i + 1]] for i in range(len(bounds) - 1)],
+                       z["cand_ref_ptr"], z["cand_ref_values"], z["ref_ref_ptr"], z["ref_ref_values"],
+                       info["max_refs"], info["seed"], info["capped_segments"])
+
+
+def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[MetricLike],
+                     max_refs: Optional[int] = None, seed: int = 0, jobs: int = 1) -> ReferenceScores:
+    """Score every candidate against each single reference, and every reference against the others.
+
+    Each metric analyses the distinct texts once and scores all pairs from
+    that analysis. With ``max_refs``, a segment with more references keeps a
+    uniform random sample of ``max_refs`` of them (``numpy.random.default_rng(seed)``,
+    drawn segment by segment in order): an unbiased estimator of QUEEN's
+    probabilities over reference triples, exact when no segment is capped.
+    """
+    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    rng = np.random.default_rng(seed)
+    n_seg = len(testbed.segments)
+    order = np.lexsort((table.row_system, table.row_segment))
+    row_ptr = np.searchsorted(table.row_segment[order], np.arange(n_seg + 1), side="left")
+    texts: List[str] = []
+    index: Dict[str, int] = {}
+
+    def tid(t: str) -> int:
+        k = index.get(t)
+        if k is None:
+            k = index[t] = len(texts)
+            texts.append(t)
+        return k
+
+    cand_text = np.array([tid(testbed.candidates[table.systems[s]][table.row_segment[k]])
+                          for k, s in enumerate(table.row_system)], dtype=np.int64)
+    ref_index: List[np.ndarray] = []
+    left_cr: List[np.ndarray] = []
+    right_cr: List[np.ndarray] = []
+    left_rr: List[np.ndarray] = []
+    right_rr: List[np.ndarray] = []
+    cr_ptr, rr_ptr = [0], [0]
+    capped = 0
+    for i, seg in enumerate(testbed.segments):
+        n = len(seg.references)
+        keep = np.arange(n)
+        if max_refs is not None and n > max_refs:
+            keep = np.sort(rng.choice(n, size=max_refs, replace=False))
+            capped += 1
+        ref_index.append(keep)
+        ref_ids = np.array([tid(seg.references[j]) for j in keep], dtype=np.int64)
+        rows = order[row_ptr[i]:row_ptr[i + 1]]
+        left_cr.append(np.repeat(cand_text[rows], len(ref_ids)))
+        right_cr.append(np.tile(ref_ids, len(rows)))
+        left_rr.append(np.repeat(ref_ids, len(ref_ids)))
+        right_rr.append(np.tile(ref_ids, len(ref_ids)))
+        cr_ptr.append(cr_ptr[-1] + len(rows) * len(ref_ids))
+        rr_ptr.append(rr_ptr[-1] + len(ref_ids) ** 2)
+    left = np.concatenate(left_cr + left_rr) if n_seg else np.zeros(0, np.int64)
+    right = np.concatenate(right_cr + right_rr) if n_seg else np.zeros(0, np.int64)
+    n_cr = cr_ptr[-1]
+
+    def one(metric: Metric) -> np.ndarray:
+        metric.check_resources()
+        return metric.pairwise_scores(texts, left, right)
+
+    if jobs != 1 and len(instances) > 1:
+        from joblib import Parallel, delayed
+
+        values = Parallel(n_jobs=jobs)(delayed(one)(m) for m in instances)
+    else:
+        values = [one(m) for m in instances]
+    values = np.vstack(values) if values else np.zeros((0, len(left)))
+    return ReferenceScores(
+        metrics=[_display_name(m, metrics[i]) for i, m in enumerate(instances)],
+        signatures=[m.signature for m in instances], row_ptr=np.asarray(row_ptr, dtype=np.int64),
+        row_order=order, ref_index=ref_index, cand_ref_ptr=np.asarray(cr_ptr, dtype=np.int64),
+        cand_ref_values=values[:, :n_cr], ref_ref_ptr=np.asarray(rr_ptr, dtype=np.int64),
+        ref_ref_values=values[:, n_cr:], max_refs=max_refs, seed=seed, capped_segments=capped)

@@ -1,0 +1,96 @@
+"""Parametric-free linear combinations: min-max normalisation, ULC and mean rank.
+
+All functions work on a score matrix ``scores`` of shape (metrics, rows) and
+never touch text. Lower-is-better metrics (error rates) are flipped so that
+every normalised metric is higher-is-better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import List, Optional, Sequence
+
+import numpy as np
+from scipy.stats import rankdata
+
+from ..errors import InputError
+
+
+@dataclass
+class Normalisation:
+    """Per-metric (and per-group) ranges used to map scores to [0, 1].
+
+    ``lo[m, g]`` and ``hi[m, g]`` are metric ``m``'s minimum and maximum in
+    group ``g``; ``constant`` lists (metric, group) pairs with ``hi == lo``,
+    which normalise to 0 (a constant adds nothing to a ranking).
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    groups: List[str]
+    higher_is_better: np.ndarray
+    constant: List[tuple] = field(default_factory=list)
+
+    def apply(self, scores: np.ndarray, group_index: Optional[np.ndarray] = None) -> np.ndarray:
+        """Normalise ``scores`` (metrics, rows); values outside the stored range are clipped to [0, 1]."""
+        scores = np.asarray(scores, dtype=np.float64)
+        g = np.zeros(scores.shape[1], dtype=np.int64) if group_index is None else np.asarray(group_index)
+        lo, hi = self.lo[:, g], self.hi[:, g]
+        span = hi - lo
+        out = np.zeros_like(scores)
+        np.divide(scores - lo, span, out=out, where=span > 0)
+        out = np.clip(out, 0.0, 1.0)
+        flip = ~self.higher_is_better
+        out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
+        return out
+
+
+def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
+               ) -> tuple:
+    """Fit min-max ranges over the rows (per group, e.g. a language pair, as DiscoTK does).
+
+    Returns ``(Normalisation, group_index)``. NaN scores are an error naming the metric.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 2:
+        raise InputError(f"scores must be (metrics, rows), got shape {scores.shape}")
+    bad = np.flatnonzero(~np.isfinite(scores).all(axis=1))
+    if len(bad):
+        raise InputError(f"metric {int(bad[0])} has NaN or infinite scores; score every row before combining")
+    if groups is None:
+        names, gi = ["all"], np.zeros(scores.shape[1], dtype=np.int64)
+    else:
+        names, gi = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
+        names = list(names)
+    lo = np.zeros((scores.shape[0], len(names)))
+    hi = np.zeros_like(lo)
+    for g in range(len(names)):
+        cols = scores[:, gi == g]
+        lo[:, g], hi[:, g] = cols.min(axis=1), cols.max(axis=1)
+    constant = [(int(m), names[g]) for m, g in zip(*np.nonzero(hi == lo))]
+    norm = Normalisation(lo, hi, names, np.asarray(higher_is_better, dtype=bool), constant)
+    return norm, gi
+
+
+def ulc(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
+        ) -> np.ndarray:
+    """Uniform linear combination (Giménez & Màrquez 2008, §3.1): mean of min-max normalised metric scores."""
+    norm, gi = fit_minmax(scores, higher_is_better, groups)
+    return norm.apply(scores, gi).mean(axis=0)
+
+
+def mean_rank(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
+              ) -> np.ndarray:
+    """Mean of per-metric ranks (average ranks for ties), scaled to [0, 1] within each group; higher is better."""
+    scores = np.asarray(scores, dtype=np.float64)
+    hib = np.asarray(higher_is_better, dtype=bool)
+    signed = np.where(hib[:, None], scores, -scores)
+    gi = np.zeros(scores.shape[1], dtype=np.int64) if groups is None else \
+        np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)[1]
+    out = np.zeros(scores.shape[1])
+    for g in np.unique(gi):
+        cols = gi == g
+        n = int(cols.sum())
+        ranks = rankdata(signed[:, cols], axis=1)  # 1 = worst
+        out[cols] = ((ranks - 1) / max(n - 1, 1)).mean(axis=0)
+    return out
