@@ -1,0 +1,21 @@
+"""Meta-evaluation statistics: pure functions on numpy arrays (no text, no test beds, no I/O).
+
+- :mod:`.correlation`: Pearson, Spearman, Kendall tau-b/tau-c, grouped by item, system or none.
+- :mod:`.pairwise`: WMT Kendall-like tau (WMT12/13/14, daRR), acc_eq with tie calibration, pair builders.
+- :mod:`.significance`: bootstrap intervals, paired bootstrap and permutation tests, Williams test.
+"""
+
+from .correlation import CorrelationResult, correlate, correlation_values, kendall, pearson, spearman
+from .pairwise import (KendallLikeResult, PreferencePairs, TieAccuracyResult, pair_scores,
+                       pairs_from_rankings, pairs_from_scores, pairwise_accuracy_with_ties,
+                       pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
+from .significance import (BootstrapResult, SignificanceResult, WilliamsResult, bootstrap,
+                           paired_bootstrap_test, permutation_test, williams_test, williams_test_scores)
+
+__all__ = [
+    "BootstrapResult", "CorrelationResult", "KendallLikeResult", "PreferencePairs", "SignificanceResult",
+    "TieAccuracyResult", "WilliamsResult", "bootstrap", "correlate", "correlation_values", "kendall", "pearson",
+    "pair_scores", "paired_bootstrap_test", "pairs_from_rankings", "pairs_from_scores",
+    "pairwise_accuracy_with_ties", "pairwise_accuracy_with_ties_values", "permutation_test", "spearman",
+    "williams_test", "williams_test_scores", "wmt_kendall", "wmt_kendall_values",
+]
