@@ -1,0 +1,228 @@
+"""NIST (Doddington 2002): information-weighted n-gram precision with a soft brevity penalty.
+
+Information weight of an n-gram (Doddington 2002, eq. 2), from the reference
+n-gram counts of the whole call (every reference of every row)::
+
+    Info(w1..wn) = log2( count(w1..wn-1) / count(w1..wn) ),  count() of the empty prefix = reference words
+
+Score (eq. 3): ``sum_n [ sum_matched Info / #hyp n-grams ] * exp(-beta * log(min(L_hyp / L_ref, 1))^2)``,
+beta chosen so the penalty is 0.5 at a length ratio of 2/3. As mteval-v13a.pl,
+matches are clipped by the largest count in any reference and ``L_ref`` is
+the *average* reference length of a segment, summed over segments.
+
+Statistics per row: ``[hyp_len, ref_len, info_1..N, count_1..N]``; the corpus
+score is the score of their sum. NIST is not bounded above (range [0, inf)):
+the raw value is kept, as mteval and NLTK report it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from ...features.ngrams import NgramCounts, group_max, reference_sets
+from ...features.tokenize import TOKENIZERS, get_tokenizer
+from ..base import Metric, Option
+from ..registry import register
+
+# Doddington 2002, eq. 3: penalty 0.5 at a length ratio of 2/3.
+NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
+
+
+def nist_brevity_penalty(hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    """``exp(-beta log(min(hyp/ref, 1))^2)``; 1 when the reference is empty, 0 for an empty hypothesis."""
+    hyp_len = np.asarray(hyp_len, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(ref_len > 0, hyp_len / np.where(ref_len > 0, ref_len, 1.0), np.inf)
+        log_ratio = np.log(np.where((ratio > 0) & (ratio < 1), ratio, 1.0))
+    return np.where(ratio >= 1, 1.0, np.where(ratio > 0, np.exp(-NIST_BETA * log_ratio ** 2), 0.0))
+
+
+def nist_from_statistics(stats: np.ndarray, max_order: int) -> np.ndarray:
+    """NIST of statistics rows ``[hyp_len, ref_len, info_1..N, count_1..N]`` (mteval's ``nist_score``)."""
+    stats = np.atleast_2d(np.asarray(stats, dtype=np.float64))
+    info = stats[:, 2:2 + max_order]
+    counts = stats[:, 2 + max_order:2 + 2 * max_order]
+    precision = (info / np.maximum(counts, 1.0)).sum(axis=1)
+    return precision * nist_brevity_penalty(stats[:, 0], stats[:, 1])
+
+
+def reference_ngram_counts(analysis: NgramCounts, reference_occurrences: np.ndarray):
+    """Per order, ``(count(w1..wn), count(w1..wn-1))`` of every n-gram id over the references.
+
+    ``reference_occurrences[t]`` is how many times text ``t`` is used as a
+    reference; the count of the empty prefix is the number of reference words.
+    """
+    occ = np.asarray(reference_occurrences, dtype=np.float64)
+    total_words = float(occ @ analysis.lengths)
+    prev_counts = None
+    for n, mat in enumerate(analysis.matrices, start=1):
+        counts = np.asarray(mat.T @ occ).ravel()
+        if n == 1:
+            context = np.full(len(counts), total_words)
+        else:
+            ids, prev_ids = analysis.ngram_ids[n - 1], analysis.ngram_ids[n - 2]
+            valid = ids >= 0
+            prefix = np.zeros(len(counts), dtype=np.int64)
+            prefix[ids[valid]] = prev_ids[valid]  # an n-gram starts where its (n-1)-gram prefix starts
+            context = prev_counts[prefix]
+        yield counts, context
+        prev_counts = counts
+
+
+def information_weights(analysis: NgramCounts, reference_occurrences: np.ndarray, nltk_rounding: bool = False) -> list:
+    """Per order, ``Info`` (eq. 2) of every n-gram id; 0 for n-grams absent from the references.
+
+    ``nltk_rounding`` computes each weight with ``math.log(x, 2)`` as NLTK does
+    (``np.log2`` may differ in the last bit, which decides NLTK's ties between references).
+    """
+    weights = []
+    for counts, context in reference_ngram_counts(analysis, reference_occurrences):
+        info = np.zeros(len(counts))
+        present = np.flatnonzero(counts > 0)
+        ratio = context[present] / counts[present]
+        if nltk_rounding:
+            info[present] = [math.log(r, 2) for r in ratio.tolist()]
+        else:
+            info[present] = np.log2(ratio)
+        weights.append(info)
+    return weights
+
+
+def first_positions(analysis: NgramCounts, order: int):
+    """Sorted keys ``text * G + gram`` and the first position of that n-gram in that text."""
+    ids = analysis.ngram_ids[order - 1]
+    n_grams = analysis.matrices[order - 1].shape[1]
+    text_of = np.repeat(np.arange(analysis.n_texts, dtype=np.int64), analysis.lengths)
+    valid = np.flatnonzero(ids >= 0)
+    keys = text_of[valid] * n_grams + ids[valid]
+    keys, first = np.unique(keys, return_index=True)  # first flat position of each (text, gram)
+    return keys, valid[first]
+
+
+def sequential_group_sums(group: np.ndarray, order_key: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, ``values`` added one at a time in ``order_key`` order (the rounding of Python's ``sum``)."""
+    out = np.zeros(n_groups)
+    if len(group) == 0:
+        return out
+    idx = np.lexsort((order_key, group))
+    g, v = group[idx], values[idx]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    rank = np.arange(len(g)) - np.repeat(starts, np.diff(np.r_[starts, len(g)]))
+    by_rank = np.argsort(rank, kind="stable")
+    bounds = np.searchsorted(rank[by_rank], np.arange(rank.max() + 2))
+    for j in range(rank.max() + 1):
+        sel = by_rank[bounds[j]:bounds[j + 1]]  # the j-th term of every group that has one
+        out[g[sel]] += v[sel]
+    return out
+
+
+def nltk_numerators(mat: sparse.csr_matrix, info: np.ndarray, hyp_texts: np.ndarray, ref_texts: np.ndarray,
+                    first_keys: np.ndarray, first_pos: np.ndarray) -> np.ndarray:
+    """``sum Info(g) * min(c_h(g), c_r(g))`` of each (hypothesis, reference) pair, summed in NLTK's order.
+
+    NLTK iterates the matched n-grams in order of first occurrence in the hypothesis.
+    """
+    mins = sparse.csr_matrix(mat[hyp_texts].minimum(mat[ref_texts])).tocoo()
+    keep = mins.data > 0
+    pair, gram, count = mins.row[keep], mins.col[keep], mins.data[keep]
+    where = np.searchsorted(first_keys, hyp_texts[pair] * mat.shape[1] + gram)
+    return sequential_group_sums(pair, first_pos[where], info[gram] * count, len(hyp_texts))
+
+
+def best_reference_per_order(numerators: np.ndarray, ref_lens: np.ndarray, pair_row: np.ndarray,
+                             n_rows: int):
+    """Per row, the pair with the largest numerator, then the longest reference (NLTK's ``max`` of tuples)."""
+    num = np.zeros(n_rows)
+    length = np.zeros(n_rows)
+    if len(pair_row) == 0:
+        return num, length
+    order = np.lexsort((ref_lens, numerators, pair_row))
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = pair_row[order][1:] != pair_row[order][:-1]
+    chosen = order[last]
+    num[pair_row[chosen]] = numerators[chosen]
+    length[pair_row[chosen]] = ref_lens[chosen]
+    return num, length
+
+
+@register("nist")
+class NIST(Metric):
+    """NIST score (Doddington 2002, eqs. 2-3), as mteval-v13a.pl computes it; range [0, inf).
+
+    Information weights come from all references of the call (a reference
+    used by several rows, e.g. by several systems, counts once per row: with
+    every system on every segment this scales all counts alike and leaves the
+    weights unchanged). Segment scores use these corpus-wide weights.
+    ``multi_ref="nltk"`` reproduces ``nltk.translate.nist_score`` with several
+    references (per order the single best reference, and its length).
+    Reference weights are ignored.
+    """
+
+    family = "lexical"
+    higher_is_better = True
+    value_range = (0.0, math.inf)  # not bounded above: raw NIST, as mteval and NLTK
+    citation = "Doddington 2002, eq. 2 (information weights) and eq. 3 (score); mteval-v13a.pl"
+    options = {
+        "max_order": Option(5, "largest n-gram order", check=lambda v: isinstance(v, int) and 1 <= v <= 9, short="n"),
+        "tokenize": Option("13a", "tokenizer", choices=tuple(TOKENIZERS), short="tok"),
+        "lowercase": Option(False, "lowercase before tokenizing (mteval lowercases unless -c)", short="lc"),
+        "multi_ref": Option("mteval", "several references: mteval (clip by the max count, average length) "
+                            "or nltk (per order the best reference and its length)",
+                            choices=("mteval", "nltk"), short="mr"),
+    }
+
+    def _post_init(self) -> None:
+        self._tokenizer = get_tokenizer(self.params["tokenize"])
+
+    def tokens(self, texts: Sequence[str]):
+        tok = self._tokenizer
+        if self.params["lowercase"]:
+            return [tok(t.lower()).split() for t in texts]
+        return [tok(t).split() for t in texts]
+
+    def analyse(self, texts: Sequence[str]) -> NgramCounts:
+        return NgramCounts(self.tokens(texts), self.params["max_order"])
+
+    def statistics(self, analysis: NgramCounts, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
+        n_order = self.params["max_order"]
+        hyp_ids = np.asarray(hyp_ids, dtype=np.int64)
+        ref_ids = np.asarray(ref_ids, dtype=np.int64)
+        n_rows = len(hyp_ids)
+        sizes = np.diff(ref_ptr)
+        pair_row = np.repeat(np.arange(n_rows), sizes)
+        lengths = analysis.lengths.astype(np.float64)
+        occurrences = np.bincount(ref_ids, minlength=analysis.n_texts)
+        stats = np.zeros((n_rows, 2 + 2 * n_order))
+        stats[:, 0] = lengths[hyp_ids]
+        for k in range(n_order):
+            stats[:, 2 + n_order + k] = analysis.totals(k + 1)[hyp_ids]
+        if self.params["multi_ref"] == "mteval":
+            weights = information_weights(analysis, occurrences)
+            ref_sum = np.bincount(pair_row, weights=lengths[ref_ids], minlength=n_rows)
+            stats[:, 1] = np.divide(ref_sum, sizes, out=np.zeros(n_rows), where=sizes > 0)
+            row_set, set_ptr, set_ids = reference_sets(ref_ptr, ref_ids)
+            for k, mat in enumerate(analysis.matrices):
+                ref_max = group_max(mat, set_ptr, set_ids)
+                clipped = mat[hyp_ids].minimum(ref_max[row_set])
+                stats[:, 2 + k] = sparse.csr_matrix(clipped) @ weights[k]
+        else:
+            weights = information_weights(analysis, occurrences, nltk_rounding=True)
+            pair_len = lengths[ref_ids]
+            ref_len = np.zeros(n_rows)
+            for k, mat in enumerate(analysis.matrices):
+                keys, first = first_positions(analysis, k + 1)
+                numerators = nltk_numerators(mat, weights[k], hyp_ids[pair_row], ref_ids, keys, first)
+                num, length = best_reference_per_order(numerators, pair_len, pair_row, n_rows)
+                stats[:, 2 + k] = num
+                ref_len += length
+            stats[:, 1] = ref_len / n_order  # NLTK adds the chosen length once per order
+        return stats
+
+    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        out = nist_from_statistics(stats, self.params["max_order"])
+        return out if np.ndim(stats) > 1 else out[0]

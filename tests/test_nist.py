@@ -1,0 +1,185 @@
+"""NIST (Doddington 2002): hand-worked example, NLTK's nist_score on WMT12 de-en, edge cases."""
+
+import math
+
+import numpy as np
+import pytest
+
+from combo import OptionError, get_metric
+from combo.features.tokenize import tokenize_13a
+from combo.metrics.lexical.nist import NIST_BETA, nist_brevity_penalty
+
+nltk_nist = pytest.importorskip("nltk.translate.nist_score")
+
+
+def _tok(lines):
+    return [tokenize_13a(line).split() for line in lines]
+
+
+def test_brevity_penalty_is_half_at_two_thirds():
+    # Doddington 2002, eq. 3: beta is chosen so that the penalty is 0.5 at L_hyp / L_ref = 2/3.
+    assert nist_brevity_penalty(2.0, 3.0) == pytest.approx(0.5, abs=1e-12)
+    penalties = nist_brevity_penalty(np.array([3.0, 4.0, 0.0, 5.0]), np.array([3.0, 3.0, 3.0, 0.0]))
+    assert penalties.tolist() == [1.0, 1.0, 0.0, 1.0]  # ratio >= 1, empty hypothesis, empty reference
+    assert NIST_BETA == pytest.approx(4.2161736, abs=1e-6)
+
+
+def test_hand_worked_example():
+    # One segment, max_order 2, hypothesis "a b", reference "a b a c".
+    # Reference counts: a:2, b:1, c:1 (4 words); bigrams "a b", "b a", "a c": 1 each.
+    # Info(a) = log2(4/2) = 1, Info(b) = log2(4/1) = 2, Info(a b) = log2(count(a)/count(a b)) = log2(2/1) = 1.
+    # Unigrams: (1 + 2) / 2 hypothesis unigrams = 1.5; bigrams: 1 / 1 = 1; sum 2.5.
+    # Length ratio 2/4: penalty exp(-beta * log(0.5)^2), beta = log(2) / log(1.5)^2.
+    nist = get_metric("nist", max_order=2, tokenize="none")
+    expected = 2.5 * math.exp(-(math.log(2) / math.log(1.5) ** 2) * math.log(0.5) ** 2)
+    assert nist.corpus_score(["a b"], [["a b a c"]]) == pytest.approx(expected, abs=1e-12)
+    stats = nist.segment_statistics(["a b"], [["a b a c"]])
+    # [hyp_len, ref_len, info_1, info_2, count_1, count_2]
+    assert stats[0].tolist() == pytest.approx([2, 4, 3.0, 1.0, 2, 1])
+    assert nltk_nist.sentence_nist([["a", "b", "a", "c"]], ["a", "b"], n=2) == pytest.approx(expected, abs=1e-12)
+
+
+def test_two_segment_weights_are_corpus_wide():
+    # Two segments, max_order 1. References "x y" and "x z": x:2, y:1, z:1 (4 words).
+    # Info(x) = log2(4/2) = 1, Info(y) = Info(z) = 2.
+    # Segment 1 "x y" vs "x y": (1 + 2) / 2 = 1.5; segment 2 "z" vs "x z": 2 / 1 = 2, ratio 1/2.
+    nist = get_metric("nist", max_order=1, tokenize="none")
+    seg = nist.segment_scores(["x y", "z"], [["x y"], ["x z"]])
+    bp_half = math.exp(-NIST_BETA * math.log(0.5) ** 2)
+    assert seg.tolist() == pytest.approx([1.5, 2.0 * bp_half], abs=1e-12)
+    # Corpus: (1 + 2 + 2) / 3 hypothesis unigrams, ratio 3/4.
+    corpus = 5 / 3 * math.exp(-NIST_BETA * math.log(0.75) ** 2)
+    assert nist.corpus_score(["x y", "z"], [["x y"], ["x z"]]) == pytest.approx(corpus, abs=1e-12)
+
+
+def test_corpus_nist_matches_nltk_on_wmt12(wmt12_de_en):
+    ref, systems = wmt12_de_en
+    refs_tok = [[r] for r in _tok(ref)]
+    nist = get_metric("nist")
+    names = ["onlineB", "uedin-wmt12", "jhu-hiero", "dfki-berlin"]
+    for name in names:
+        hyps = systems[name]
+        expected = nltk_nist.corpus_nist(refs_tok, _tok(hyps), n=5)
+        got = nist.corpus_score(hyps, [[r] for r in ref])
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-12), name
+        assert got > 1.0  # raw NIST, not squeezed into [0, 1]
+
+
+def test_all_systems_in_one_call_give_each_system_its_own_corpus_nist(wmt12_de_en):
+    # Rows of several systems share the references: counts scale alike, the weights do not change.
+    ref, systems = wmt12_de_en
+    names = ["onlineA", "QCRI--primary", "UG-WMT12"]
+    nist = get_metric("nist")
+    hyps = [h for n in names for h in systems[n]]
+    refs = [[r] for _ in names for r in ref]
+    stats = nist.segment_statistics(hyps, refs)
+    for k, name in enumerate(names):
+        per_system = stats[k * len(ref):(k + 1) * len(ref)].sum(axis=0)
+        alone = nist.corpus_score(systems[name], [[r] for r in ref])
+        assert nist.score(per_system) == pytest.approx(alone, rel=1e-12)
+
+
+def test_single_segment_call_matches_sentence_nist(wmt12_de_en):
+    # NLTK's sentence_nist takes the weights from that one segment's references:
+    # the same as scoring a corpus of one segment.
+    ref, systems = wmt12_de_en
+    hyps = systems["onlineC"]
+    nist = get_metric("nist")
+    checked = 0
+    for i in range(0, 3003, 10):
+        h, r = _tok([hyps[i]])[0], _tok([ref[i]])[0]
+        if len(h) < 5:  # NLTK divides by zero when the hypothesis has no 5-gram
+            with pytest.raises(ZeroDivisionError):
+                nltk_nist.sentence_nist([r], h)
+            assert math.isfinite(nist.corpus_score([hyps[i]], [[ref[i]]]))
+            continue
+        expected = nltk_nist.sentence_nist([r], h)
+        assert nist.corpus_score([hyps[i]], [[ref[i]]]) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        assert nist.segment_scores([hyps[i]], [[ref[i]]])[0] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        checked += 1
+    assert checked > 250
+
+
+def test_segment_scores_use_corpus_weights(wmt12_de_en):
+    # NLTK has no segment score with corpus-wide weights. Derive it: corpus_nist with every other
+    # hypothesis empty sums only segment i's n-gram precisions (empty hypotheses add 0 / 0), with the
+    # weights of all references and the penalty of L_hyp(i) vs all reference words; undo that penalty.
+    ref, systems = wmt12_de_en
+    n = 200
+    hyps, refs = systems["onlineD"][:n], ref[:n]
+    h_tok, r_tok = _tok(hyps), [[r] for r in _tok(refs)]
+    total_ref = sum(len(r[0]) for r in r_tok)
+    seg = get_metric("nist").segment_scores(hyps, [[r] for r in refs])
+    checked = 0
+    for i in range(0, n, 15):
+        if len(h_tok[i]) < 5:
+            continue
+        only_i = [h if k == i else [] for k, h in enumerate(h_tok)]
+        pooled = nltk_nist.corpus_nist(r_tok, only_i)
+        precision = pooled / nltk_nist.nist_length_penalty(total_ref, len(h_tok[i]))
+        expected = precision * nltk_nist.nist_length_penalty(len(r_tok[i][0]), len(h_tok[i]))
+        assert seg[i] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        checked += 1
+    assert checked >= 10
+
+
+def test_two_references_nltk_and_mteval(wmt12_de_en):
+    # Second reference: another system's output (WMT12 has one human reference).
+    ref, systems = wmt12_de_en
+    second = systems["onlineB"]
+    refs = [[r, o] for r, o in zip(ref, second)]
+    refs_tok = [[a, b] for a, b in zip(_tok(ref), _tok(second))]
+    nltk_mode = get_metric("nist", multi_ref="nltk")
+    mteval_mode = get_metric("nist")
+    for name in ["KIT_Phrase-Based_SMT_System", "LIMSI-Ncode-Constrained-Primary"]:
+        expected = nltk_nist.corpus_nist(refs_tok, _tok(systems[name]))
+        assert nltk_mode.corpus_score(systems[name], refs) == pytest.approx(expected, rel=1e-12)
+        # mteval clips by the largest count over both references and uses the average length:
+        # more matches than NLTK's single best reference per order.
+        assert mteval_mode.corpus_score(systems[name], refs) > expected + 0.5
+    # Sentence level, two references, segment weights.
+    hyps = systems["uedin-wmt12"]
+    for i in range(0, 3003, 60):
+        h = _tok([hyps[i]])[0]
+        if len(h) < 5:
+            continue
+        expected = nltk_nist.sentence_nist(refs_tok[i], h)
+        assert nltk_mode.corpus_score([hyps[i]], [refs[i]]) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+def test_one_reference_modes_agree(wmt12_de_en):
+    ref, systems = wmt12_de_en
+    hyps, refs = systems["onlineE"][:500], [[r] for r in ref[:500]]
+    a = get_metric("nist").segment_scores(hyps, refs)
+    b = get_metric("nist", multi_ref="nltk").segment_scores(hyps, refs)
+    assert np.max(np.abs(a - b)) < 1e-12
+
+
+def test_empty_texts_and_missing_references():
+    nist = get_metric("nist", tokenize="none")
+    # Empty hypothesis: no matches, penalty 0.
+    assert nist.segment_scores([""], [["a b c"]]).tolist() == [0.0]
+    # Empty reference: no n-gram has a weight, so no information is matched.
+    assert nist.segment_scores(["a b"], [[""]]).tolist() == [0.0]
+    assert nist.segment_scores([""], [[""]]).tolist() == [0.0]
+    # A segment without references next to a scored one.
+    seg = nist.segment_scores(["a b", "a b"], [["a b c"], []])
+    assert seg[1] == 0.0 and seg[0] > 0
+    for mode in ("mteval", "nltk"):
+        m = get_metric("nist", multi_ref=mode, tokenize="none")
+        assert m.corpus_score(["", "a"], [[""], []]) == 0.0
+        assert m.corpus_score([], []) == 0.0
+
+
+def test_options():
+    with pytest.raises(OptionError):
+        get_metric("nist", max_order=0)
+    with pytest.raises(OptionError):
+        get_metric("nist", multi_ref="best")
+    with pytest.raises(OptionError):
+        get_metric("nist", tokenize="moses")
+    m = get_metric("nist:max_order=3,lowercase=yes,multi_ref=nltk")
+    assert m.signature.startswith("nist|n:3|tok:13a|lc:yes|mr:nltk|")
+    lc = get_metric("nist", lowercase=True, tokenize="none")
+    assert lc.corpus_score(["The Cat"], [["the cat"]]) == pytest.approx(lc.corpus_score(["the cat"], [["the cat"]]))
+    assert get_metric("nist").value_range == (0.0, math.inf)
