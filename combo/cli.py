@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import click
 
@@ -146,6 +146,226 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
     if not quiet:
         for name, sig in zip(table.metrics, table.signatures):
             click.echo(f"# {name}: {sig}", err=True)
+
+
+SEARCH_METRICS = ("bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "wer", "per", "rouge-1",
+                  "rouge-2", "rouge-l", "rouge-w", "rouge-su", "meteor", "gtm", "gtm:e=2", "cider")
+
+
+def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """Split metric specs into those usable here and those whose resources are missing (or not registered)."""
+    from .errors import ResourceMissing
+    from .metrics.registry import get_metric, list_metrics
+
+    known = set(list_metrics())
+    ok, missing = [], []
+    for spec in metrics:
+        if spec.partition(":")[0].lower() not in known:
+            missing.append(spec)
+            continue
+        try:
+            get_metric(spec).check_resources()
+            ok.append(spec)
+        except ResourceMissing:
+            missing.append(spec)
+    return ok, missing
+
+
+def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
+             cache, quiet, needs_refs):
+    """Load, check reference counts, score (cached) and build the evaluator."""
+    from .combine.queen import min_references
+    from .evaluate import LIKENESS, MetaEvaluator
+    from .scoring import reference_scores, score_testbed
+
+    tb = _load_testbed(testbed_path, lp, testbed_options)
+    explicit = bool(metrics)
+    specs = _metric_list(metrics) if explicit else list(SEARCH_METRICS)
+    specs, missing = _available(specs)
+    if missing and explicit:
+        from .metrics.registry import get_metric
+        for spec in missing:
+            get_metric(spec).check_resources()  # raises the precise error
+    notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
+    need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
+    short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
+    if short:
+        if min_refs is None:
+            raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
+                             f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
+                             fix=f"pass --min-refs {need} to skip them (they are counted in the output)")
+    if min_refs is not None:
+        keep = [i for i, seg in enumerate(tb.segments) if len(seg.references) >= max(min_refs, need)]
+        skipped = len(tb.segments) - len(keep)
+        tb = tb.subset(keep)
+        notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
+    progress = not quiet and sys.stderr.isatty()
+    table = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)
+    refs = reference_scores(tb, table, specs, max_refs=max_refs, seed=seed, jobs=jobs, cache_dir=cache) \
+        if needs_refs else None
+    if refs is not None and refs.capped_segments:
+        notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
+    return tb, table, refs, notes
+
+
+def search_options(func):
+    options = [
+        click.option("--metrics", "-m", multiple=True, help="Candidate metrics (default: the lexical set)."),
+        click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
+                     default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
+        click.option("--min-refs", type=int, default=None, help="Skip (and count) segments with fewer references."),
+        click.option("--max-refs", type=int, default=None,
+                     help="Cap references per segment with a seeded sample (DSTC7 has up to 1,009)."),
+        click.option("--seed", type=int, default=0, show_default=True),
+        click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
+        click.option("--kendall-variant", type=click.Choice(["wmt12", "wmt13", "wmt14", "darr"]), default="wmt12",
+                     show_default=True),
+        click.option("--kendall-ties", type=click.Choice(["discordant", "excluded", "counted"]), default=None,
+                     help="Override the variant's metric-tie rule."),
+        click.option("--jobs", "-j", type=int, default=1, show_default=True),
+        click.option("--cache", type=click.Path(file_okay=False), default=None,
+                     help="Folder caching metric scores between runs."),
+        click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
+        click.option("--out", type=click.Path(dir_okay=False), default=None),
+        click.option("--quiet", "-q", is_flag=True),
+    ]
+    for opt in reversed(options):
+        func = opt(func)
+    return testbed_options(func)
+
+
+@main.command()
+@search_options
+@click.option("--criterion", type=click.Choice(["king", "orange", "r_snt", "kendall", "pearson", "spearman",
+                                                "acc_eq"]), default="king", show_default=True)
+@click.option("--scheme", type=click.Choice(["queen", "ulc", "mean-rank"]), default=None,
+              help="Combination (default: queen for king/orange, ulc otherwise).")
+@click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
+              default="greedy", show_default=True)
+@click.option("--beam-width", type=int, default=5, show_default=True)
+def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
+           kendall_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width):
+    """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
+    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
+
+    scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen")
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
+                       kendall_ties=kendall_ties)
+    options = {"width": beam_width} if strategy == "beam" else {}
+    result = search_metric_sets(ev, criterion, scheme, strategy, **options)
+    result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
+                           "triples": triples, "notes": notes,
+                           "signatures": dict(zip(table.metrics, table.signatures))})
+    if fmt == "json":
+        text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
+    else:
+        lines = [f"criterion: {criterion} (scheme {scheme}, strategy {strategy}) on {tb.name}, "
+                 f"{len(tb.segments)} segments",
+                 f"selected: {', '.join(result.selected)}",
+                 f"quality: {_fmt(result.quality)}",
+                 f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
+                 f"beats best single: {'yes' if result.beats_best_single else 'no'}",
+                 "trace:"]
+        for step in result.trace:
+            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}  "
+                         f"{'kept' if step.get('kept') else 'dropped'}  [{', '.join(step['set'])}]")
+        lines += [f"note: {n}" for n in notes]
+        text = "\n".join(lines) + "\n"
+    write_output(text, out)
+
+
+@main.command()
+@search_options
+@click.option("--criteria", default="r_snt,kendall,pearson", show_default=True,
+              help="Comma-separated: king, orange, r_snt, kendall, pearson, spearman, acc_eq.")
+@click.option("--combine", "combos", default="ulc", show_default=True,
+              help="Comma-separated combinations of all the metrics to evaluate too: ulc, mean-rank, queen.")
+@click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for the 95% intervals (0: none).")
+def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
+             kendall_variant, kendall_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples):
+    """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
+    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator
+
+    crits = [c.strip() for c in criteria.split(",") if c.strip()]
+    schemes = [c.strip() for c in combos.split(",") if c.strip()]
+    for c in crits:
+        if c not in CRITERIA:
+            raise OptionError(f"unknown criterion {c!r}; choose from {', '.join(CRITERIA)}")
+    for c in schemes:
+        if c not in SCHEMES:
+            raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    needs_refs = any(c in LIKENESS for c in crits) or "queen" in schemes
+    likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
+    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, likeness, triples, min_refs,
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
+                       kendall_ties=kendall_ties)
+    rows = []
+    entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
+    entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
+    for name, subset, scheme in entries:
+        row = {"metric": name}
+        for c in crits:
+            if c in LIKENESS and scheme not in (None, "queen"):
+                row[c] = None
+                continue
+            sch = "queen" if c in LIKENESS else (scheme or "ulc")
+            q = ev.quality(subset, c, sch)
+            if n_resamples:
+                q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
+            row[c] = {"value": q.value, "low": q.low, "high": q.high, "n": q.n, "note": q.note, "text": str(q)}
+        rows.append(row)
+    if fmt == "json":
+        doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
+               "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures))}
+        text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
+    else:
+        width = max(len(r["metric"]) for r in rows) + 2
+        cols = [max(len(c), 26) for c in crits]
+        lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
+        for r in rows:
+            cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
+            lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
+        lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
+                     f"over {n_resamples} resamples" if n_resamples else f"# {tb.name}")
+        lines += [f"note: {n}" for n in notes]
+        text = "\n".join(lines) + "\n"
+    write_output(text, out)
+
+
+def _fmt(value) -> str:
+    import math
+
+    return "undefined" if value is None or not math.isfinite(value) else f"{value:.4f}"
+
+
+def _clean(obj):
+    """JSON-safe copy: NaN and infinities become null (json.dumps would write invalid NaN)."""
+    import math
+
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def _json_default(obj):
+    import numpy as np
+
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        v = float(obj)
+        return v if v == v and abs(v) != float("inf") else None
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return str(obj)
 
 
 @main.command(name="metrics")

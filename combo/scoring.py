@@ -9,8 +9,11 @@ level). Metrics are independent, so ``jobs > 1`` runs them in parallel.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -99,8 +102,12 @@ def _score_one(metric: Metric, rows: Rows, row_system: np.ndarray, n_systems: in
 
 
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
-                  jobs: int = 1, progress: bool = False) -> ScoreTable:
-    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"`` or instances)."""
+                  jobs: int = 1, progress: bool = False, cache_dir=None) -> ScoreTable:
+    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"`` or instances).
+
+    With ``cache_dir``, each metric's scores are stored under a key made of the
+    test bed's texts and the metric's signature, and reused on the next run.
+    """
     instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
     for m in instances:
         m.check_resources()
@@ -108,17 +115,23 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
-    if jobs != 1 and len(instances) > 1:
+    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
+    results: List[Optional[tuple]] = [cache.get(m) for m in instances]
+    todo = [k for k, r in enumerate(results) if r is None]
+    if jobs != 1 and len(todo) > 1:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=jobs)(delayed(_score_one)(m, rows, row_system, n_sys) for m in instances)
+        fresh = Parallel(n_jobs=jobs)(delayed(_score_one)(instances[k], rows, row_system, n_sys) for k in todo)
     else:
-        it = instances
-        if progress:
+        it = todo
+        if progress and todo:
             from tqdm import tqdm
 
-            it = tqdm(instances, desc="metrics", unit="metric", leave=False)
-        results = [_score_one(m, rows, row_system, n_sys) for m in it]
+            it = tqdm(todo, desc="metrics", unit="metric", leave=False)
+        fresh = [_score_one(instances[k], rows, row_system, n_sys) for k in it]
+    for k, r in zip(todo, fresh):
+        results[k] = r
+        cache.put(instances[k], r)
     names = [_display_name(m, metrics[i]) for i, m in enumerate(instances)]
     return ScoreTable(
         metrics=names,
@@ -136,6 +149,50 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
 
 def _display_name(metric: Metric, given: MetricLike) -> str:
     return given if isinstance(given, str) else metric.name
+
+
+def _fingerprint(*parts) -> str:
+    """SHA-256 of the texts and layout a score depends on."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(json.dumps(part if not isinstance(part, np.ndarray) else part.tolist(),
+                            ensure_ascii=False).encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class _Cache:
+    """Per-metric score arrays in ``.npz`` files keyed by data fingerprint and metric signature."""
+
+    def __init__(self, folder, fingerprint: str, kind: str):
+        self.folder = None if folder is None else Path(folder)
+        self.fingerprint = fingerprint
+        self.kind = kind
+
+    def _path(self, metric: Metric) -> Path:
+        key = hashlib.sha256(f"{self.kind}|{self.fingerprint}|{metric.signature}".encode()).hexdigest()[:32]
+        return self.folder / f"{metric.name.replace('/', '_')}-{key}.npz"
+
+    def get(self, metric: Metric):
+        if self.folder is None:
+            return None
+        path = self._path(metric)
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return tuple(z[f"a{i}"] for i in range(len(z.files)))
+        except (OSError, ValueError, KeyError):
+            return None  # a damaged cache entry is recomputed
+
+    def put(self, metric: Metric, arrays) -> None:
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self._path(metric)
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, **{f"a{i}": a for i, a in enumerate(arrays)})
+        os.replace(tmp, path)
 
 
 @dataclass
@@ -198,7 +255,8 @@ class ReferenceScores:
 
 
 def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[MetricLike],
-                     max_refs: Optional[int] = None, seed: int = 0, jobs: int = 1) -> ReferenceScores:
+                     max_refs: Optional[int] = None, seed: int = 0, jobs: int = 1,
+                     cache_dir=None) -> ReferenceScores:
     """Score every candidate against each single reference, and every reference against the others.
 
     Each metric analyses the distinct texts once and scores all pairs from
@@ -254,12 +312,21 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
         metric.check_resources()
         return metric.pairwise_scores(texts, left, right)
 
-    if jobs != 1 and len(instances) > 1:
+    cache = _Cache(cache_dir, _fingerprint(texts, left, right), "pairs")
+    values: List[Optional[np.ndarray]] = []
+    for m in instances:
+        hit = cache.get(m)
+        values.append(None if hit is None else hit[0])
+    todo = [k for k, v in enumerate(values) if v is None]
+    if jobs != 1 and len(todo) > 1:
         from joblib import Parallel, delayed
 
-        values = Parallel(n_jobs=jobs)(delayed(one)(m) for m in instances)
+        fresh = Parallel(n_jobs=jobs)(delayed(one)(instances[k]) for k in todo)
     else:
-        values = [one(m) for m in instances]
+        fresh = [one(instances[k]) for k in todo]
+    for k, v in zip(todo, fresh):
+        values[k] = v
+        cache.put(instances[k], (v,))
     values = np.vstack(values) if values else np.zeros((0, len(left)))
     return ReferenceScores(
         metrics=[_display_name(m, metrics[i]) for i, m in enumerate(instances)],

@@ -1,0 +1,319 @@
+"""Meta-evaluation of metrics and metric combinations on a test bed, and optimal-set search.
+
+This module joins the layers: a :class:`~combo.testbed.Testbed` gives human
+judgments, a :class:`~combo.scoring.ScoreTable` (and, for QUEEN/KING, a
+:class:`~combo.scoring.ReferenceScores`) gives metric scores, :mod:`combo.combine`
+combines them and :mod:`combo.meta` measures them. Criteria (Giménez & Màrquez
+2008, §4): human likeness (``king``, ``orange``, with QUEEN) and human
+acceptability (``r_snt`` segment Pearson, WMT ``kendall``, system-level
+``pearson``/``spearman``, ``acc_eq``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .combine.queen import min_references, queen_segments
+from .combine.search import SearchResult, search
+from .combine.ulc import mean_rank, ulc
+from .errors import InputError, OptionError
+from .meta.correlation import correlate, correlation_values
+from .meta.likeness import king, orange
+from .meta.pairwise import (PreferencePairs, pair_scores, pairs_from_scores, pairwise_accuracy_with_ties,
+                            pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
+from .meta.significance import bootstrap
+from .scoring import ReferenceScores, ScoreTable
+from .testbed import Testbed
+
+CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq")
+SCHEMES = ("queen", "ulc", "mean-rank")
+LIKENESS = ("king", "orange")
+DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
+
+
+@dataclass
+class Quality:
+    """One criterion's value for a metric set, with what a reader needs to trust it."""
+
+    value: float
+    criterion: str
+    scheme: str
+    n: int = 0  # segments, pairs or systems used
+    skipped: int = 0  # segments skipped (too few references, no candidates) or undefined groups
+    note: str = ""
+    low: float = float("nan")  # bootstrap confidence interval, when asked for
+    high: float = float("nan")
+    units: Optional[Tuple[np.ndarray, ...]] = field(default=None, repr=False)  # what the bootstrap resamples
+
+    @property
+    def defined(self) -> bool:
+        return bool(np.isfinite(self.value))
+
+    def __str__(self) -> str:
+        if not self.defined:
+            return f"undefined ({self.note or 'no usable data'})"
+        if np.isfinite(self.low):
+            return f"{self.value:.4f} [{self.low:.4f}, {self.high:.4f}]"
+        return f"{self.value:.4f}"
+
+
+class MetaEvaluator:
+    """Measures metrics and metric combinations of one scored test bed against its human judgments.
+
+    ``human_systems``: systems whose outputs are human-written (DSTC7's
+    ``Human``); they are left out of the automatic candidates for KING and
+    ORANGE. Defaults to ``testbed.metadata["human_system"]`` when present.
+    """
+
+    def __init__(self, testbed: Testbed, table: ScoreTable, refs: Optional[ReferenceScores] = None,
+                 aspect: Optional[str] = None, human_systems: Optional[Sequence[str]] = None,
+                 triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None):
+        self.testbed = testbed
+        self.table = table
+        self.refs = refs
+        self.triples = triples
+        self.kendall_variant = kendall_variant
+        self.kendall_ties = kendall_ties
+        if human_systems is None:
+            h = testbed.metadata.get("human_system")
+            human_systems = [h] if isinstance(h, str) and h in table.systems else []
+        self.human_systems = list(human_systems)
+        self.hib = np.asarray(table.higher_is_better, dtype=bool)
+        self.n_sys, self.n_seg = len(table.systems), len(table.segment_ids)
+        self.aspect = aspect or self._default_aspect()
+        self.human = self._human_matrix()
+        self._pairs: Optional[PreferencePairs] = None
+        self._likeness_segments = None
+
+    # -- human judgments ------------------------------------------------------------------
+    def _default_aspect(self) -> Optional[str]:
+        aspects = sorted({s.aspect for s in self.testbed.scores})
+        for preferred in ("mean", "expert", "adequacy", "score", "relatedness"):
+            if preferred in aspects:
+                return preferred
+        return aspects[0] if aspects else None
+
+    def _human_matrix(self) -> np.ndarray:
+        """Mean human score of each (system, segment) for the chosen aspect; NaN where unjudged."""
+        total = np.zeros((self.n_sys, self.n_seg))
+        count = np.zeros((self.n_sys, self.n_seg))
+        sys_index = {s: i for i, s in enumerate(self.table.systems)}
+        for s in self.testbed.scores:
+            if s.aspect == self.aspect and s.system in sys_index:
+                total[sys_index[s.system], s.segment] += s.value
+                count[sys_index[s.system], s.segment] += 1
+        with np.errstate(invalid="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+    def preference_pairs(self) -> PreferencePairs:
+        """Human preference pairs: the test bed's relative rankings, else pairs from absolute scores."""
+        if self._pairs is None:
+            sys_index = {s: i for i, s in enumerate(self.table.systems)}
+            prefs = [p for p in self.testbed.preferences if p.better in sys_index and p.worse in sys_index]
+            if prefs:
+                self._pairs = PreferencePairs(
+                    np.array([p.segment for p in prefs]), np.array([sys_index[p.better] for p in prefs]),
+                    np.array([sys_index[p.worse] for p in prefs]), np.array([p.tie for p in prefs]))
+            elif np.isfinite(self.human).any():
+                self._pairs = pairs_from_scores(self.human)
+            else:
+                raise InputError(f"test bed {self.testbed.name!r} has no human judgments",
+                                 fix="use a test bed with scores or rankings")
+        return self._pairs
+
+    def human_system_scores(self) -> np.ndarray:
+        """System-level human scores: given ones, else the mean segment score, else the share of wins."""
+        given = self.testbed.system_scores.get(self.aspect or "", {}) or (
+            next(iter(self.testbed.system_scores.values())) if len(self.testbed.system_scores) == 1 else {})
+        if given and all(s in given for s in self.table.systems):
+            return np.array([given[s] for s in self.table.systems], dtype=np.float64)
+        if np.isfinite(self.human).any():
+            with np.errstate(invalid="ignore"):
+                return np.nanmean(np.where(np.isfinite(self.human), self.human, np.nan), axis=1)
+        pairs = self.preference_pairs().without_ties()
+        wins = np.bincount(pairs.better, minlength=self.n_sys).astype(float)
+        losses = np.bincount(pairs.worse, minlength=self.n_sys).astype(float)
+        with np.errstate(invalid="ignore"):
+            return wins / (wins + losses)
+
+    # -- combined scores -----------------------------------------------------------------
+    def _matrix(self, row_values: np.ndarray) -> np.ndarray:
+        out = np.full((self.n_sys, self.n_seg), np.nan)
+        out[self.table.row_system, self.table.row_segment] = row_values
+        return out
+
+    def combined_rows(self, subset: Sequence[int], scheme: str) -> Tuple[np.ndarray, int]:
+        """Segment-level scores of the combination of ``subset`` per row; and the segments skipped."""
+        subset = list(subset)
+        if scheme == "ulc":
+            return ulc(self.table.segment[subset], self.hib[subset]), 0
+        if scheme == "mean-rank":
+            return mean_rank(self.table.segment[subset], self.hib[subset]), 0
+        if scheme == "queen":
+            refs = self._need_refs("QUEEN")
+            segs = [(refs.cand_ref(i)[subset], refs.ref_ref(i)[subset]) for i in range(self.n_seg)]
+            res = queen_segments(segs, self.triples, higher_is_better=self.hib[subset])
+            out = np.full(len(self.table.row_system), np.nan)
+            for i, vals in enumerate(res.values):
+                if vals is not None:
+                    out[refs.rows(i)] = vals
+            return out, res.n_skipped
+        raise OptionError(f"unknown scheme {scheme!r}; choose one of {list(SCHEMES)}")
+
+    def combined_systems(self, subset: Sequence[int], scheme: str) -> np.ndarray:
+        """System-level scores: ULC / mean rank of corpus scores; QUEEN: mean of the system's segment QUEEN."""
+        subset = list(subset)
+        if scheme == "ulc":
+            return ulc(self.table.system[subset], self.hib[subset])
+        if scheme == "mean-rank":
+            return mean_rank(self.table.system[subset], self.hib[subset])
+        rows, _ = self.combined_rows(subset, scheme)
+        with np.errstate(invalid="ignore"):
+            return np.nanmean(self._matrix(rows), axis=1)
+
+    def _need_refs(self, what: str) -> ReferenceScores:
+        if self.refs is None:
+            raise OptionError(f"{what} needs single-reference scores: pass refs=reference_scores(...)")
+        return self.refs
+
+    # -- human likeness --------------------------------------------------------------------
+    def _segments_for_likeness(self):
+        if self._likeness_segments is None:
+            refs = self._need_refs("KING")
+            human = {self.table.systems.index(h) for h in self.human_systems}
+            segs = []
+            for i in range(self.n_seg):
+                rows = refs.rows(i)
+                auto = np.array([self.table.row_system[k] not in human for k in rows], dtype=bool)
+                segs.append((refs.cand_ref(i)[:, auto], refs.ref_ref(i)))
+            self._likeness_segments = segs
+        return self._likeness_segments
+
+    def likeness(self, subset: Sequence[int], criterion: str = "king"):
+        """KING (higher better) or ORANGE (lower better) of the QUEEN combination of ``subset``."""
+        subset = list(subset)
+        segs = [(c[subset], r[subset]) for c, r in self._segments_for_likeness()]
+        res = king(segs, self.triples, higher_is_better=self.hib[subset])
+        if criterion == "king":
+            return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
+                           f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
+                           "references and a candidate)" if res.n_skipped else "",
+                           units=(res.per_segment[np.isfinite(res.per_segment)],))
+        used = [s for s in res.segments if s is not None]
+        o = orange([s.ref_queen for s in used], [s.cand_queen for s in used])
+        return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped, "lower is better",
+                       units=(o.per_segment[np.isfinite(o.per_segment)],))
+
+    # -- any criterion ---------------------------------------------------------------------------
+    def quality(self, subset: Sequence[int], criterion: str, scheme: Optional[str] = None) -> Quality:
+        """The criterion's value for the metric set ``subset`` combined with ``scheme``."""
+        if criterion not in CRITERIA:
+            raise OptionError(f"unknown criterion {criterion!r}; choose one of {list(CRITERIA)}")
+        scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+        if criterion in LIKENESS:
+            if scheme != "queen":
+                raise OptionError(f"--criterion {criterion} measures QUEEN combinations: use --scheme queen")
+            return self.likeness(subset, criterion)
+        if criterion in ("pearson", "spearman"):
+            human = self.human_system_scores()
+            combined = self.combined_systems(subset, scheme)
+            res = correlate(combined, human, method=criterion)
+            ok = np.isfinite(combined) & np.isfinite(human)
+            return Quality(res.value, criterion, scheme, self.n_sys, 0, res.reason or "",
+                           units=(combined[ok], human[ok]))
+        rows, skipped = self.combined_rows(subset, scheme)
+        metric = self._matrix(rows)
+        if criterion == "r_snt":
+            if not np.isfinite(self.human).any():
+                raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for r_snt",
+                                 fix="use --criterion kendall with relative rankings")
+            res = correlate(metric, self.human, method="pearson")
+            ok = np.isfinite(metric) & np.isfinite(self.human)
+            return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, res.reason or "",
+                           units=(metric[ok], self.human[ok]))
+        pairs = self.preference_pairs()
+        usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
+        pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])
+        better, worse = pair_scores(metric, pairs)
+        if criterion == "kendall":
+            res = wmt_kendall(better, worse, pairs.tie, variant=self.kendall_variant, ties=self.kendall_ties)
+            return Quality(res.value, criterion, scheme, len(pairs), skipped, str(res) if not res.defined else "",
+                           units=(better, worse, pairs.tie))
+        res = pairwise_accuracy_with_ties(better, worse, pairs.tie)
+        return Quality(res.value, criterion, scheme, len(pairs), skipped, f"epsilon {res.epsilon:.4g}",
+                       units=(better, worse, pairs.tie))
+
+    def with_interval(self, q: Quality, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+                      ) -> Quality:
+        """Add a percentile bootstrap interval to ``q``, resampling its units (segments, rows, pairs or systems)."""
+        if q.units is None or not q.defined or len(q.units[0]) < 2:
+            return q
+        stat = _BOOTSTRAP_STATISTICS[q.criterion](self)
+        res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        q.low, q.high = res.low, res.high
+        return q
+
+
+def _correlation_statistic(method: str):
+    def stat(x, y):
+        return correlation_values(x[..., None, :], y[..., None, :], method=method)
+    return stat
+
+
+_BOOTSTRAP_STATISTICS = {
+    "king": lambda ev: (lambda v: v.mean(axis=-1)),
+    "orange": lambda ev: (lambda v: v.mean(axis=-1)),
+    "r_snt": lambda ev: _correlation_statistic("pearson"),
+    "pearson": lambda ev: _correlation_statistic("pearson"),
+    "spearman": lambda ev: _correlation_statistic("spearman"),
+    "kendall": lambda ev: (lambda b, w, t: wmt_kendall_values(b, w, t, variant=ev.kendall_variant,
+                                                                ties=ev.kendall_ties)),
+    "acc_eq": lambda ev: (lambda b, w, t: pairwise_accuracy_with_ties_values(b, w, t)),
+}
+
+
+@dataclass
+class SetSearch:
+    """A metric-set search on a test bed, with names instead of indices."""
+
+    selected: List[str]
+    quality: float
+    best_single: Tuple[str, float]
+    trace: List[Dict[str, object]]
+    criterion: str
+    scheme: str
+    strategy: str
+    evaluations: int
+    details: Dict[str, object] = field(default_factory=dict)
+
+    @property
+    def beats_best_single(self) -> bool:
+        sign = -1 if self.criterion == "orange" else 1
+        return sign * self.quality > sign * self.best_single[1]
+
+    def to_dict(self) -> Dict[str, object]:
+        return {"selected": self.selected, "quality": self.quality,
+                "best_single": {"metric": self.best_single[0], "quality": self.best_single[1]},
+                "beats_best_single": self.beats_best_single, "criterion": self.criterion, "scheme": self.scheme,
+                "strategy": self.strategy, "evaluations": self.evaluations, "trace": self.trace, **self.details}
+
+
+def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme: Optional[str] = None,
+                       strategy: str = "greedy", **options) -> SetSearch:
+    """Search the metric set of ``evaluator.table`` that maximises ``criterion`` (ORANGE: minimises)."""
+    scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+    sign = -1.0 if criterion == "orange" else 1.0
+    names = evaluator.table.metrics
+
+    def quality(subset):
+        return sign * evaluator.quality(subset, criterion, scheme).value
+
+    res: SearchResult = search(list(range(len(names))), quality, strategy, **options)
+    trace = [{**step, "metric": names[step["metric"]] if "metric" in step else None,
+              "set": [names[m] for m in step["set"]], "quality": sign * step["quality"]} for step in res.trace]
+    return SetSearch([names[m] for m in res.selected], sign * res.quality,
+                     (names[res.best_single[0]], sign * res.best_single[1]), trace, criterion, scheme, strategy,
+                     res.evaluations)

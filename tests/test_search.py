@@ -1,0 +1,79 @@
+"""Metric-set search strategies on a known quality function, and the evaluator on the example test bed."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import combo
+from combo.cli import example_path
+from combo.combine.search import beam, exhaustive, forward_backward, greedy, search
+from combo.errors import OptionError
+from combo.evaluate import MetaEvaluator, search_metric_sets
+from combo.scoring import reference_scores, score_testbed
+
+# A quality with interactions: metrics 0..4; single qualities .5 .6 .4 .3 .2;
+# the pair {2, 3} together is worth .9 (neither is first alone), {1} + anything else lowers it.
+SINGLE = {0: .5, 1: .6, 2: .4, 3: .3, 4: .2}
+
+
+def q(subset):
+    s = set(subset)
+    if s == {2, 3}:
+        return .9
+    if s == {2, 3, 4}:
+        return .95
+    if len(s) == 1:
+        return SINGLE[next(iter(s))]
+    return max(SINGLE[m] for m in s) - .05 * len(s)
+
+
+def test_greedy_follows_the_paper():
+    # rank singles: 1 (.6), 0 (.5), 2 (.4), 3 (.3), 4 (.2); start {1}; every addition lowers it.
+    res = greedy(range(5), q)
+    assert res.selected == [1] and res.quality == pytest.approx(.6)
+    assert res.best_single == (1, .6)
+    assert [step["kept"] for step in res.trace] == [True, False, False, False, False]
+
+
+def test_exhaustive_finds_the_optimum_and_beam_can():
+    res = exhaustive(list(range(5)), q)
+    assert sorted(res.selected) == [2, 3, 4] and res.quality == pytest.approx(.95)
+    assert res.evaluations == 2 ** 5 - 1
+    assert max(q(s) for k in range(1, 6) for s in itertools.combinations(range(5), k)) == pytest.approx(.95)
+    wide = beam(list(range(5)), q, width=10)
+    assert sorted(wide.selected) == [2, 3, 4]
+
+
+def test_forward_backward_stops_at_a_local_optimum():
+    res = forward_backward(list(range(5)), q)
+    assert res.selected == [1] and res.quality == pytest.approx(.6)
+
+
+def test_exhaustive_refuses_more_than_twelve_and_unknown_strategy():
+    with pytest.raises(OptionError, match="at most 12"):
+        exhaustive(list(range(13)), lambda s: 0.0)
+    with pytest.raises(OptionError, match="unknown strategy"):
+        search([0], lambda s: 0.0, "annealing")
+
+
+def test_nan_quality_ranks_last():
+    res = greedy([0, 1], lambda s: float("nan") if s == (0,) else 0.1)
+    assert res.selected == [1]
+
+
+def test_evaluator_on_example_every_criterion_is_defined():
+    tb = combo.load_testbed(example_path())
+    metrics = ["bleu", "chrf", "rouge-l"]
+    table = score_testbed(tb, metrics)
+    ev = MetaEvaluator(tb, table, reference_scores(tb, table, metrics))
+    for criterion in ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq"):
+        qual = ev.quality([0, 1], criterion)
+        assert qual.defined, criterion
+        with_ci = ev.with_interval(qual, n_resamples=200)
+        assert with_ci.low <= with_ci.value <= with_ci.high or criterion in ("pearson", "spearman")
+    res = search_metric_sets(ev, "r_snt", strategy="exhaustive")
+    best = max(ev.quality(list(s), "r_snt").value for k in (1, 2, 3) for s in itertools.combinations(range(3), k))
+    assert res.quality == pytest.approx(best)
+    with pytest.raises(OptionError, match="--scheme queen"):
+        ev.quality([0], "king", "ulc")
