@@ -222,6 +222,9 @@ def search_options(func):
                      show_default=True),
         click.option("--kendall-ties", type=click.Choice(["discordant", "excluded", "counted"]), default=None,
                      help="Override the variant's metric-tie rule."),
+        click.option("--king-ties", type=click.Choice(["count", "half", "strict"]), default="count",
+                     show_default=True,
+                     help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
         click.option("--jobs", "-j", type=int, default=1, show_default=True),
         click.option("--cache", type=click.Path(file_okay=False), default=None,
                      help="Folder caching metric scores between runs."),
@@ -244,7 +247,7 @@ def search_options(func):
               default="greedy", show_default=True)
 @click.option("--beam-width", type=int, default=5, show_default=True)
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width):
+           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
@@ -252,11 +255,11 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
                                       max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen")
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties)
+                       kendall_ties=kendall_ties, king_ties=king_ties)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
-                           "triples": triples, "notes": notes,
+                           "triples": triples, "king_ties": king_ties, "notes": notes,
                            "signatures": dict(zip(table.metrics, table.signatures))})
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
@@ -285,7 +288,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 @click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples):
+             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator
 
@@ -302,7 +305,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, likeness, triples, min_refs,
                                       max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties)
+                       kendall_ties=kendall_ties, king_ties=king_ties)
     rows = []
     entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
     entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]

@@ -70,11 +70,13 @@ class MetaEvaluator:
 
     def __init__(self, testbed: Testbed, table: ScoreTable, refs: Optional[ReferenceScores] = None,
                  aspect: Optional[str] = None, human_systems: Optional[Sequence[str]] = None,
-                 triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None):
+                 triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None,
+                 king_ties: str = "count"):
         self.testbed = testbed
         self.table = table
         self.refs = refs
         self.triples = triples
+        self.king_ties = king_ties
         self.kendall_variant = kendall_variant
         self.kendall_ties = kendall_ties
         if human_systems is None:
@@ -196,11 +198,12 @@ class MetaEvaluator:
         """KING (higher better) or ORANGE (lower better) of the QUEEN combination of ``subset``."""
         subset = list(subset)
         segs = [(c[subset], r[subset]) for c, r in self._segments_for_likeness()]
-        res = king(segs, self.triples, higher_is_better=self.hib[subset])
+        res = king(segs, self.triples, higher_is_better=self.hib[subset], ties=self.king_ties)
         if criterion == "king":
+            ties = f"{res.ties} references tied with the best candidate"
             return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
-                           f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
-                           "references and a candidate)" if res.n_skipped else "",
+                           ties + (f"; {res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
+                           "references and a candidate)" if res.n_skipped else ""),
                            units=(res.per_segment[np.isfinite(res.per_segment)],))
         used = [s for s in res.segments if s is not None]
         o = orange([s.ref_queen for s in used], [s.cand_queen for s in used])

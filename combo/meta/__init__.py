@@ -2,10 +2,12 @@
 
 - :mod:`.correlation`: Pearson, Spearman, Kendall tau-b/tau-c, grouped by item, system or none.
 - :mod:`.pairwise`: WMT Kendall-like tau (WMT12/13/14, daRR), acc_eq with tie calibration, pair builders.
+- :mod:`.likeness`: KING and ORANGE (human likeness of QUEEN combinations and single metrics).
 - :mod:`.significance`: bootstrap intervals, paired bootstrap and permutation tests, Williams test.
 """
 
 from .correlation import CorrelationResult, correlate, correlation_values, kendall, pearson, spearman
+from .likeness import KING_TIES, KingResult, OrangeResult, king, orange
 from .pairwise import (KendallLikeResult, PreferencePairs, TieAccuracyResult, pair_scores,
                        pairs_from_rankings, pairs_from_scores, pairwise_accuracy_with_ties,
                        pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
@@ -13,6 +15,7 @@ from .significance import (BootstrapResult, SignificanceResult, WilliamsResult, 
                            paired_bootstrap_test, permutation_test, williams_test, williams_test_scores)
 
 __all__ = [
+    "KING_TIES", "KingResult", "OrangeResult", "king", "orange",
     "BootstrapResult", "CorrelationResult", "KendallLikeResult", "PreferencePairs", "SignificanceResult",
     "TieAccuracyResult", "WilliamsResult", "bootstrap", "correlate", "correlation_values", "kendall", "pearson",
     "pair_scores", "paired_bootstrap_test", "pairs_from_rankings", "pairs_from_scores",

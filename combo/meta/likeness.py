@@ -1,0 +1,299 @@
+"""Human likeness of a metric set: KING (Amigó et al. 2005, 2006) and ORANGE (Lin & Och 2004).
+
+KING (QARLA, Amigó, Gonzalo, Peñas & Verdejo, ACL 2005; for MT Amigó,
+Giménez, Gonzalo & Màrquez, COLING/ACL 2006, and Giménez & Màrquez, IJCNLP
+2008): for one segment, the probability over references r that the held-out
+reference looks at least as human as every automatic candidate, each judged
+by QUEEN against the other references::
+
+    KING_X = P_r [ for all a in A: QUEEN_{X,R-{r}}(r) >= QUEEN_{X,R-{r}}(a) ]
+
+averaged over segments. It needs one reference more than QUEEN (4 with the
+default ``triples="distinct"``). Ties count as human-like (``>=``): a metric
+that cannot tell anything apart (constant) gets KING 1, so every result
+reports how many references won only by a tie (``ties``).
+
+ORANGE (Lin & Och, COLING 2004, §2 "ORANGE"): the average rank of the
+references among the candidates divided by the length of the list they are
+ranked in, averaged over segments (lower is better). Each reference r is
+ranked against the N candidates with both scored by the other references
+``R - {r}`` (the scores KING uses), so the list has N + 1 entries; it applies
+to single metrics and to combinations (QUEEN, ULC). How ties are ranked is a
+choice: ``ties="average"`` (mid-rank, default), ``"optimistic"`` (reference
+first) or ``"pessimistic"``.
+
+Everything works on arrays: ``segments`` is a list of ``(cand_ref, ref_ref)``
+per segment as in :mod:`combo.combine.queen`; ragged sizes are fine; segments
+that cannot be scored are counted in ``skipped`` with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..combine.queen import (
+    Seed,
+    check_max_refs,
+    check_triples,
+    leave_one_out_counts,
+    leave_one_out_counts_many,
+    min_references,
+    prepare_segment,
+    queen_naive,
+    restrict_references,
+    sample_references,
+    triple_count,
+)
+from ..errors import InputError, OptionError
+
+ORANGE_TIES = ("average", "optimistic", "pessimistic")
+KING_TIES = ("count", "half", "strict")  # a reference tied with the best candidate counts 1, 1/2 or 0
+
+
+def check_king_ties(ties: str) -> str:
+    if ties not in KING_TIES:
+        raise OptionError(f"ties={ties!r} must be one of {list(KING_TIES)}")
+    return ties
+
+
+@dataclass
+class KingSegment:
+    """KING of one segment with what it is made of (leave-one-out QUEEN of references and candidates)."""
+
+    king: float  # fraction of references r with QUEEN_{R-r}(r) >= max_a QUEEN_{R-r}(a)
+    ref_queen: np.ndarray  # (n_ref,) QUEEN_{X,R-{r}}(r)
+    cand_queen: np.ndarray  # (n_ref, n_cand) QUEEN_{X,R-{r}}(a)
+    human_like: np.ndarray  # (n_ref,) bool, the event KING counts
+    ties: int  # references counted human-like only through a tie with the best candidate
+    references: Optional[np.ndarray] = None  # indices of the references used when sub-sampled
+
+
+@dataclass
+class KingResult:
+    """KING over segments: ``value`` is the mean of ``per_segment`` over the segments not skipped."""
+
+    value: float
+    per_segment: np.ndarray  # NaN where skipped
+    segments: List[Optional[KingSegment]]
+    skipped: Dict[int, str] = field(default_factory=dict)
+    sampled: List[int] = field(default_factory=list)
+    triples: str = "distinct"
+
+    @property
+    def n_used(self) -> int:
+        return len(self.segments) - len(self.skipped)
+
+    @property
+    def n_skipped(self) -> int:
+        return len(self.skipped)
+
+    @property
+    def ties(self) -> int:
+        return sum(s.ties for s in self.segments if s is not None)
+
+
+def king_segment(cand_ref, ref_ref, triples: str = "distinct",
+                 higher_is_better: Optional[Sequence[bool]] = None,
+                 metric_names: Optional[Sequence[str]] = None,
+                 segment: Optional[int] = None, ties: str = "count") -> KingSegment:
+    """KING of one segment (Amigó et al. 2006): needs ``min_references(triples) + 1`` references, >= 1 candidate.
+
+    ``ties``: a reference whose QUEEN equals the best candidate's counts 1
+    (``"count"``, the paper's ``>=``), 1/2 (``"half"``) or 0 (``"strict"``).
+    """
+    check_king_ties(ties)
+    cand, refs = prepare_segment(cand_ref, ref_ref, triples, higher_is_better, metric_names, segment)
+    _, n_cand, n = cand.shape
+    where = "" if segment is None else f"segment {segment}: "
+    need = min_references(triples) + 1
+    if n < need:
+        raise InputError(f"{where}KING with triples={triples!r} needs at least {need} references, got {n}")
+    if n_cand == 0:
+        raise InputError(f"{where}KING needs at least one automatic candidate")
+    return _king_from_counts(*leave_one_out_counts(cand, refs, triples), triples, ties)
+
+
+def _king_from_counts(cand_counts: np.ndarray, ref_counts: np.ndarray, triples: str,
+                      ties: str = "count") -> KingSegment:
+    """KING of one segment from its leave-one-out counts (integers: ties are exact)."""
+    best = cand_counts.max(axis=1)
+    human_like = ref_counts >= best
+    tied = ref_counts == best
+    credit = human_like.astype(float) - {"count": 0.0, "half": 0.5, "strict": 1.0}[ties] * tied
+    total = triple_count(len(ref_counts) - 1, triples)
+    return KingSegment(king=float(credit.mean()), ref_queen=ref_counts / total,
+                       cand_queen=cand_counts / total, human_like=human_like,
+                       ties=int((ref_counts == best).sum()))
+
+
+def king_segment_naive(cand_ref, ref_ref, triples: str = "distinct",
+                       higher_is_better: Optional[Sequence[bool]] = None) -> float:
+    """KING of one segment straight from the definition with :func:`queen_naive` (slow; for tests)."""
+    cand, refs = prepare_segment(cand_ref, ref_ref, triples, higher_is_better)
+    n = cand.shape[2]
+    wins = 0
+    for r in range(n):
+        rest = [i for i in range(n) if i != r]
+        others = refs[:, rest][:, :, rest]
+        q_ref = queen_naive(refs[:, r:r + 1, rest], others, triples)[0]
+        q_cand = queen_naive(cand[:, :, rest], others, triples)
+        wins += bool(q_ref >= q_cand.max())
+    return wins / n
+
+
+def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
+         higher_is_better: Optional[Sequence[bool]] = None,
+         metric_names: Optional[Sequence[str]] = None,
+         max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count") -> KingResult:
+    """KING over segments ``(cand_ref, ref_ref)``, averaged over the segments that can be scored.
+
+    ``ties`` as in :func:`king_segment` (default: the paper's ``>=``).
+
+    Skipped (listed in ``skipped``): fewer than ``min_references(triples) + 1``
+    references, or no candidate. ``value`` is NaN when every segment is
+    skipped. With ``max_refs=K`` a segment with more references uses K drawn
+    uniformly without replacement from ``np.random.default_rng(seed)``: an
+    estimate, listed in ``sampled`` (see docs/queen-king.md for its error).
+    """
+    check_triples(triples)
+    check_king_ties(ties)
+    check_max_refs(max_refs, triples, extra=1)
+    rng = np.random.default_rng(seed)
+    need = min_references(triples) + 1
+    per_segment = np.full(len(segments), np.nan)
+    out = KingResult(value=float("nan"), per_segment=per_segment, segments=[None] * len(segments),
+                     triples=triples)
+    prepared, where, kept = [], [], []
+    for i, seg in enumerate(segments):
+        cand_ref, ref_ref = seg
+        shape = np.shape(cand_ref)
+        n, n_cand = shape[-1], shape[-2]
+        if n < need:
+            out.skipped[i] = f"{n} references; KING with triples={triples!r} needs >= {need}"
+            continue
+        if n_cand == 0:
+            out.skipped[i] = "no candidates"
+            continue
+        keep = sample_references(n, max_refs, rng)
+        if keep is not None:
+            out.sampled.append(i)
+        c, r = restrict_references(cand_ref, ref_ref, keep)
+        prepared.append(prepare_segment(c, r, triples, higher_is_better, metric_names, segment=i))
+        where.append(i)
+        kept.append(keep)
+    for i, keep, (cand, _), counts in zip(where, kept, prepared, leave_one_out_counts_many(prepared, triples)):
+        seg_result = _king_from_counts(*counts, triples, ties)
+        seg_result.references = keep
+        out.segments[i] = seg_result
+        per_segment[i] = seg_result.king
+    if out.n_used:
+        out.value = float(np.nanmean(per_segment))
+    return out
+
+
+# -- ORANGE -------------------------------------------------------------------------------------
+
+@dataclass
+class OrangeResult:
+    """ORANGE over segments (lower is better): mean of the per-segment normalised reference ranks."""
+
+    value: float
+    per_segment: np.ndarray  # NaN where skipped
+    ranks: List[Optional[np.ndarray]]  # per segment, the rank of each reference (1 = above every candidate)
+    skipped: Dict[int, str] = field(default_factory=dict)
+    ties: str = "average"
+
+    @property
+    def n_used(self) -> int:
+        return len(self.ranks) - len(self.skipped)
+
+
+def reference_ranks(ref_scores, cand_scores, ties: str = "average") -> np.ndarray:
+    """Rank of each reference among the candidates (1 = best), both scored without that reference.
+
+    ``ref_scores`` (n_ref,) = s_{R-{r}}(r); ``cand_scores`` (n_ref, n_cand) =
+    s_{R-{r}}(a). Higher scores rank first; candidates tied with the reference
+    add 1/2 each (``"average"``), 0 (``"optimistic"``) or 1 (``"pessimistic"``).
+    """
+    if ties not in ORANGE_TIES:
+        raise OptionError(f"ties={ties!r} must be one of {list(ORANGE_TIES)}")
+    ref = np.asarray(ref_scores, dtype=np.float64).reshape(-1)
+    cand = np.asarray(cand_scores, dtype=np.float64)
+    if cand.ndim != 2 or cand.shape[0] != ref.shape[0]:
+        raise InputError(f"cand_scores must have shape (n_ref, n_cand) = ({ref.shape[0]}, n_cand); got {cand.shape}")
+    if np.isnan(ref).any() or np.isnan(cand).any():
+        raise InputError("ORANGE scores contain NaN")
+    above = (cand > ref[:, None]).sum(axis=1)
+    tied = (cand == ref[:, None]).sum(axis=1)
+    weight = {"average": 0.5, "optimistic": 0.0, "pessimistic": 1.0}[ties]
+    return 1.0 + above + weight * tied
+
+
+def orange(ref_scores: Sequence[np.ndarray], cand_scores: Sequence[np.ndarray],
+           ties: str = "average") -> OrangeResult:
+    """ORANGE (Lin & Och 2004, §2) from leave-one-out scores, one entry per segment.
+
+    Per segment: ``mean_r rank(r) / (n_cand + 1)``, with :func:`reference_ranks`;
+    the value is the mean over segments (Lin & Och's
+    ``sum_i Rank(Oracle_i) / (S (N + 1))`` when every segment has N
+    candidates). Segments with no reference or no candidate are skipped.
+    For QUEEN use :attr:`KingSegment.ref_queen` / :attr:`KingSegment.cand_queen`;
+    for one metric from pairwise scores, :func:`leave_one_out_scores`.
+    """
+    if len(ref_scores) != len(cand_scores):
+        raise InputError(f"{len(ref_scores)} segments of reference scores but {len(cand_scores)} of candidate scores")
+    if ties not in ORANGE_TIES:
+        raise OptionError(f"ties={ties!r} must be one of {list(ORANGE_TIES)}")
+    per_segment = np.full(len(ref_scores), np.nan)
+    out = OrangeResult(value=float("nan"), per_segment=per_segment, ranks=[], ties=ties)
+    for i, (ref, cand) in enumerate(zip(ref_scores, cand_scores)):
+        ref = np.asarray(ref, dtype=np.float64).reshape(-1)
+        cand = np.asarray(cand, dtype=np.float64)
+        if cand.ndim != 2 or cand.shape[0] != ref.size:
+            raise InputError(f"segment {i}: cand_scores must have shape ({ref.size}, n_cand), got {cand.shape}")
+        if ref.size == 0 or cand.shape[1] == 0:
+            out.ranks.append(None)
+            out.skipped[i] = "no references" if ref.size == 0 else "no candidates"
+            continue
+        try:
+            ranks = reference_ranks(ref, cand, ties)
+        except InputError as err:
+            raise InputError(f"segment {i}: {err}") from None
+        out.ranks.append(ranks)
+        per_segment[i] = ranks.mean() / (cand.shape[1] + 1)
+    if out.n_used:
+        out.value = float(np.nanmean(per_segment))
+    return out
+
+
+def leave_one_out_scores(cand_ref, ref_ref, reduce: str = "max") -> Tuple[np.ndarray, np.ndarray]:
+    """One metric's scores against ``R - {r}`` from pairwise similarities: ``(ref (n_ref,), cand (n_ref, n_cand))``.
+
+    ``cand_ref`` (n_cand, n_ref) = x(a, r); ``ref_ref`` (n_ref, n_ref) = x(r_i, r_j).
+    The score against a reference set is the ``max`` (best-matching
+    reference) or ``mean`` of the pairwise scores; the diagonal is never read.
+    Metrics with their own multi-reference statistics (e.g. corpus-style BLEU)
+    should be scored against ``R - {r}`` directly instead.
+    """
+    if reduce not in ("max", "mean"):
+        raise OptionError(f"reduce={reduce!r} must be 'max' or 'mean'")
+    c = np.asarray(cand_ref, dtype=np.float64)
+    r = np.asarray(ref_ref, dtype=np.float64)
+    if c.ndim != 2 or r.ndim != 2 or r.shape != (c.shape[1], c.shape[1]):
+        raise InputError(f"cand_ref must be (n_cand, n_ref) and ref_ref (n_ref, n_ref); got {c.shape}, {r.shape}")
+    n = c.shape[1]
+    if n < 2:
+        raise InputError(f"leave-one-out scores need at least 2 references, got {n}")
+    off = ~np.eye(n, dtype=bool)
+    if np.isnan(c).any() or np.isnan(r[off]).any():
+        raise InputError("leave_one_out_scores: NaN scores")
+    if reduce == "max":
+        cand = np.where(off[:, None, :], c[None, :, :], -np.inf).max(axis=2)  # (n_ref, n_cand)
+        ref = np.where(off, r, -np.inf).max(axis=1)
+    else:
+        cand = (c.sum(axis=1)[None, :] - c.T) / (n - 1)
+        ref = np.where(off, r, 0.0).sum(axis=1) / (n - 1)
+    return ref, cand
