@@ -99,10 +99,25 @@ class MetaEvaluator:
         return aspects[0] if aspects else None
 
     def _human_matrix(self) -> np.ndarray:
-        """Mean human score of each (system, segment) for the chosen aspect; NaN where unjudged."""
+        """Mean human score of each (system, segment) for the chosen aspect; NaN where unjudged.
+
+        A test bed with relative rankings only (WMT12) gets, per candidate, its
+        share of wins over the non-tied pairs it appears in (aspect ``rr-wins``),
+        so that segment-level correlations (R_snt) are defined there too.
+        """
         total = np.zeros((self.n_sys, self.n_seg))
         count = np.zeros((self.n_sys, self.n_seg))
         sys_index = {s: i for i, s in enumerate(self.table.systems)}
+        if self.aspect is None and self.testbed.preferences:
+            self.aspect = "rr-wins"
+            for p in self.testbed.preferences:
+                if p.tie or p.better not in sys_index or p.worse not in sys_index:
+                    continue
+                total[sys_index[p.better], p.segment] += 1
+                count[sys_index[p.better], p.segment] += 1
+                count[sys_index[p.worse], p.segment] += 1
+            with np.errstate(invalid="ignore"):
+                return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
         for s in self.testbed.scores:
             if s.aspect == self.aspect and s.system in sys_index:
                 total[sys_index[s.system], s.segment] += s.value

@@ -102,6 +102,7 @@ class TER(Metric):
 
     family = "lexical"
     higher_is_better = False
+    value_range = (0.0, float("inf"))  # edits can outnumber reference words
     citation = ("Snover et al. 2006, A Study of Translation Edit Rate with Targeted Human Annotation, "
                 "§2 eq. 1: TER = #edits / average #reference words")
     options = {

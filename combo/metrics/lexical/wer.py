@@ -171,6 +171,7 @@ class _ErrorRate(Metric):
 
     family = "lexical"
     higher_is_better = False
+    value_range = (0.0, float("inf"))  # a rate, not clipped: insertions can exceed the reference length
     options = {
         "tokenize": Option("none", "word splitting: none (jiwer's white-space split), 13a or intl",
                            choices=tuple(WORD_SPLITTERS), short="tok"),
