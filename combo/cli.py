@@ -173,9 +173,9 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
 
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
              cache, quiet, needs_refs):
-    """Load, check reference counts, score (cached) and build the evaluator."""
+    """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
     from .combine.queen import min_references
-    from .evaluate import LIKENESS, MetaEvaluator
+    from .evaluate import LIKENESS
     from .scoring import reference_scores, score_testbed
 
     tb = _load_testbed(testbed_path, lp, testbed_options)

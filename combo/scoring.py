@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-from .metrics.base import Metric, Rows
+from .metrics.base import Metric, Rows, TextIndex
 from .metrics.registry import get_metric
 from .testbed import Testbed
 
@@ -270,16 +270,8 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     n_seg = len(testbed.segments)
     order = np.lexsort((table.row_system, table.row_segment))
     row_ptr = np.searchsorted(table.row_segment[order], np.arange(n_seg + 1), side="left")
-    texts: List[str] = []
-    index: Dict[str, int] = {}
-
-    def tid(t: str) -> int:
-        k = index.get(t)
-        if k is None:
-            k = index[t] = len(texts)
-            texts.append(t)
-        return k
-
+    tid = TextIndex()
+    texts = tid.texts
     cand_text = np.array([tid(testbed.candidates[table.systems[s]][table.row_segment[k]])
                           for k, s in enumerate(table.row_system)], dtype=np.int64)
     ref_index: List[np.ndarray] = []

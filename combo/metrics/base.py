@@ -25,7 +25,7 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from ..errors import OptionError
+from ..errors import InputError, OptionError
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,54 @@ class Option:
         return value
 
 
+class TextIndex:
+    """Assigns each distinct text an id in order of first appearance."""
+
+    def __init__(self) -> None:
+        self.texts: List[str] = []
+        self._ids: Dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        i = self._ids.get(text)
+        if i is None:
+            i = self._ids[text] = len(self.texts)
+            self.texts.append(text)
+        return i
+
+
+@dataclass
+class ReferencePairs:
+    """Every (row, reference) pair of a CSR reference layout, with each distinct (hyp, ref) text pair once."""
+
+    pair_row: np.ndarray  # row of each pair
+    hyp: np.ndarray  # distinct pairs: hypothesis text ids
+    ref: np.ndarray  # distinct pairs: reference text ids
+    inverse: np.ndarray  # pair k is distinct pair inverse[k]
+
+    @classmethod
+    def build(cls, metric: str, n_texts: int, hyp_ids, ref_ptr, ref_ids) -> "ReferencePairs":
+        """Raise InputError when a row has no reference."""
+        hyp_ids = np.asarray(hyp_ids, dtype=np.int64)
+        ref_ids = np.asarray(ref_ids, dtype=np.int64)
+        sizes = np.diff(ref_ptr)
+        if np.any(sizes == 0):
+            bad = np.flatnonzero(sizes == 0)
+            raise InputError(f"{metric}: segment {int(bad[0])} has no reference "
+                             f"({len(bad)} such segments)", fix="give every segment at least one reference")
+        pair_row = np.repeat(np.arange(len(hyp_ids), dtype=np.int64), sizes)
+        n = max(n_texts, 1)
+        keys, inverse = np.unique(hyp_ids[pair_row] * n + ref_ids, return_inverse=True)
+        return cls(pair_row, keys // n, keys % n, inverse.ravel())
+
+
+def first_best_per_row(pair_row: np.ndarray, *keys: np.ndarray) -> np.ndarray:
+    """Index of the pair chosen for each row: smallest ``keys`` (lexicographic, first key first), then first listed."""
+    order = np.lexsort((np.arange(len(pair_row)),) + tuple(reversed(keys)) + (pair_row,))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = pair_row[order][1:] != pair_row[order][:-1]
+    return order[first]
+
+
 @dataclass
 class Rows:
     """Distinct texts and the rows (hypothesis, reference set) that index into them."""
@@ -70,16 +118,7 @@ class Rows:
     def build(cls, hyps: Sequence[str], refs: Sequence[Sequence[str]],
               weights: Optional[Sequence[Sequence[float]]] = None) -> "Rows":
         check_inputs(hyps, refs, weights)
-        index: Dict[str, int] = {}
-        texts: List[str] = []
-
-        def idx(text: str) -> int:
-            i = index.get(text)
-            if i is None:
-                i = index[text] = len(texts)
-                texts.append(text)
-            return i
-
+        idx = TextIndex()
         hyp_ids = np.fromiter((idx(h) for h in hyps), dtype=np.int64, count=len(hyps))
         ref_ptr = np.zeros(len(hyps) + 1, dtype=np.int64)
         flat: List[int] = []
@@ -89,7 +128,7 @@ class Rows:
         w = None
         if weights is not None:
             w = np.asarray([x for ws in weights for x in ws], dtype=np.float64)
-        return cls(texts, hyp_ids, ref_ptr, np.asarray(flat, dtype=np.int64), w)
+        return cls(idx.texts, hyp_ids, ref_ptr, np.asarray(flat, dtype=np.int64), w)
 
 
 def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],

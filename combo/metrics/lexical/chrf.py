@@ -26,7 +26,7 @@ from scipy import sparse
 
 from ...errors import InputError, OptionError
 from ...features.ngrams import NgramCounts, Vocabulary, pair_matches
-from ..base import Metric, Option
+from ..base import Metric, Option, ReferencePairs, first_best_per_row
 from ..registry import register
 
 PUNCTUATION = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')  # Python's string.punctuation
@@ -240,30 +240,16 @@ class CHRF(Metric):
         return np.concatenate(parts, axis=1).reshape(len(hyp), 3 * self.n_orders)
 
     def statistics(self, analysis, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
-        hyp_ids = np.asarray(hyp_ids, dtype=np.int64)
-        ref_ids = np.asarray(ref_ids, dtype=np.int64)
-        sizes = np.diff(ref_ptr)
-        if np.any(sizes == 0):
-            bad = np.flatnonzero(sizes == 0)
-            raise InputError(f"{self.name}: segment {int(bad[0])} has no reference "
-                             f"({len(bad)} such segments)", fix="give every segment at least one reference")
+        pairs = ReferencePairs.build(self.name, analysis[0].n_texts, hyp_ids, ref_ptr, ref_ids)
         n_rows = len(hyp_ids)
-        pair_row = np.repeat(np.arange(n_rows, dtype=np.int64), sizes)
-        pair_hyp = hyp_ids[pair_row]
-        n_texts = analysis[0].n_texts
-        # Each distinct (hypothesis, reference) pair is scored once.
-        unique_keys, inverse = np.unique(pair_hyp * max(n_texts, 1) + ref_ids, return_inverse=True)
-        unique_stats = self._pair_statistics(analysis, unique_keys // max(n_texts, 1), unique_keys % max(n_texts, 1))
-        stats = unique_stats[inverse.ravel()]
+        stats = self._pair_statistics(analysis, pairs.hyp, pairs.ref)[pairs.inverse]
         if len(stats) == n_rows:  # one reference per row
             return stats
         p = self.params
         # sacreBLEU compares 100 * chrF with ">" and keeps the first best reference.
         f = chrf_from_statistics(stats, self.n_orders, p["beta"], p["eps_smoothing"], scale=100.0)
-        order = np.lexsort((np.arange(len(f)), -f, pair_row))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = pair_row[order][1:] != pair_row[order][:-1]
-        chosen = order[first]
+        pair_row = pairs.pair_row
+        chosen = first_best_per_row(pair_row, -f)
         out = np.empty((n_rows, stats.shape[1]))
         out[pair_row[chosen]] = stats[chosen]
         return out

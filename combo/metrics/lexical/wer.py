@@ -32,10 +32,9 @@ from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 
-from ...errors import InputError
 from ...features.ngrams import NgramCounts, pair_matches
 from ...features.tokenize import TOKENIZERS, get_tokenizer
-from ..base import Metric, Option, safe_divide
+from ..base import Metric, Option, ReferencePairs, first_best_per_row, safe_divide
 from ..registry import register
 
 _RUNS_OF_SPACE = re.compile(r"\s\s+")
@@ -191,25 +190,14 @@ class _ErrorRate(Metric):
         raise NotImplementedError
 
     def statistics(self, analysis: NgramCounts, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
-        hyp_ids = np.asarray(hyp_ids, dtype=np.int64)
-        ref_ids = np.asarray(ref_ids, dtype=np.int64)
-        sizes = np.diff(ref_ptr)
-        if np.any(sizes == 0):
-            bad = np.flatnonzero(sizes == 0)
-            raise InputError(f"{self.name}: segment {int(bad[0])} has no reference "
-                             f"({len(bad)} such segments)", fix="give every segment at least one reference")
+        pairs = ReferencePairs.build(self.name, analysis.n_texts, hyp_ids, ref_ptr, ref_ids)
         n_rows = len(hyp_ids)
-        pair_row = np.repeat(np.arange(n_rows, dtype=np.int64), sizes)
-        n_texts = max(analysis.n_texts, 1)
-        unique_keys, inverse = np.unique(hyp_ids[pair_row] * n_texts + ref_ids, return_inverse=True)
-        errors = self.pair_errors(analysis, unique_keys // n_texts, unique_keys % n_texts)[inverse.ravel()]
-        ref_len = analysis.lengths[ref_ids].astype(np.float64)
+        errors = self.pair_errors(analysis, pairs.hyp, pairs.ref)[pairs.inverse]
+        ref_len = analysis.lengths[np.asarray(ref_ids, dtype=np.int64)].astype(np.float64)
         if len(errors) == n_rows:
             return np.column_stack([errors.astype(np.float64), ref_len])
-        order = np.lexsort((np.arange(len(errors)), -ref_len, errors, pair_row))  # fewest errors, then longest
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = pair_row[order][1:] != pair_row[order][:-1]
-        chosen = order[first]
+        pair_row = pairs.pair_row
+        chosen = first_best_per_row(pair_row, errors, -ref_len)  # fewest errors, then longest
         out = np.empty((n_rows, 2))
         out[pair_row[chosen], 0] = errors[chosen]
         out[pair_row[chosen], 1] = ref_len[chosen]
