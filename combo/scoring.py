@@ -63,6 +63,33 @@ class ScoreTable:
                  **{m: float(self.segment[j, k]) for j, m in enumerate(self.metrics)}}
                 for k in range(len(self.row_system))]
 
+    def save(self, path) -> None:
+        """Save as ``.npz``: plain arrays and JSON text, no pickle."""
+        meta = {"metrics": self.metrics, "signatures": self.signatures, "higher_is_better": self.higher_is_better,
+                "systems": self.systems, "segment_ids": self.segment_ids, "testbed": self.testbed,
+                "metadata": self.metadata}
+        np.savez_compressed(path, meta=np.array(json.dumps(meta, ensure_ascii=False)), row_system=self.row_system,
+                            row_segment=self.row_segment, segment=self.segment, system=self.system)
+
+    @classmethod
+    def load(cls, path) -> "ScoreTable":
+        """Read a table written by :meth:`save`."""
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            return cls(meta["metrics"], meta["signatures"], meta["higher_is_better"], meta["systems"],
+                       meta["segment_ids"], z["row_system"], z["row_segment"], z["segment"], z["system"],
+                       meta["testbed"], meta["metadata"])
+
+    def to_dataframe(self, level: str = "segment"):
+        """A pandas DataFrame (pandas is optional: ``pip install pandas``)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            from .errors import ResourceMissing
+
+            raise ResourceMissing("pandas", "pip install pandas") from None
+        return pd.DataFrame.from_records(self.to_records(level))
+
     def to_json(self) -> str:
         return json.dumps({
             "testbed": self.testbed,

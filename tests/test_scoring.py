@@ -53,3 +53,23 @@ def test_weighted_references_reach_delta_bleu():
     metric = combo.get_metric("bleu")
     want = metric.corpus_score(list(tb.candidates["A"].values()), tb.references(), tb.reference_weights())
     assert table.system[0, 0] == pytest.approx(want)
+
+
+def test_score_table_save_load_and_dataframe(tmp_path):
+    tb = _small_testbed()
+    table = score_testbed(tb, ["bleu", "bleu:max_order=2"])
+    table.save(tmp_path / "t.npz")
+    back = type(table).load(tmp_path / "t.npz")
+    np.testing.assert_array_equal(back.segment, table.segment)
+    np.testing.assert_array_equal(back.system, table.system)
+    assert back.metrics == table.metrics and back.signatures == table.signatures
+    assert back.to_records("segment") == table.to_records("segment")
+
+
+def test_score_table_to_dataframe():
+    pd = pytest.importorskip("pandas")
+    table = score_testbed(_small_testbed(), ["bleu", "bleu:max_order=2"])
+    frame = table.to_dataframe("segment")
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["system", "segment", "bleu",
+                                                                        "bleu:max_order=2"]
+    assert len(frame) == 8
