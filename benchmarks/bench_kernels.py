@@ -1,0 +1,201 @@
+"""Fast against naive tree kernels on real sentences, in one run, as time ratios.
+
+Trees: WMT12 de-en (newstest2012), the reference and the system outputs, each
+sentence tokenised (13a) and given a deterministic shallow parse by a small
+rule (closed-class word lists and suffixes for POS, BIO chunks NP / VP / PP /
+ADVP, punctuation and conjunctions outside chunks), then built with
+``from_chunks`` (sentence -> chunk -> POS -> word). No parser is needed, and
+the trees have the size and shape of real shallow parses.
+
+Each system's tree of a segment is scored against the reference tree:
+
+- naive: ``sst_naive`` / ``st_naive`` (all node pairs, Collins & Duffy),
+- fast: ``sst`` / ``st`` (node pairs with equal productions, Moschitti), one
+  pair at a time, pure Python like the naive one: the algorithmic gain,
+- batch: ``TreeKernel.pairs`` (the same algorithm, all pairs together in numpy),
+  the call the metrics make;
+
+all three giving normalised scores, each distinct tree's K(t, t) computed once.
+Values must agree to 1e-9. Then PTK (``TreeKernel.pairs``) and the tree edit
+distance (ours against ``zss``, same distances) on a few pairs.
+
+    python benchmarks/bench_kernels.py [--data ../shared/data] [--systems 16] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from combo.features.kernels import (  # noqa: E402
+    TreeKernel, sst, sst_naive, st, st_naive, tree_edit_distance)
+from combo.features.tokenize import tokenize_13a  # noqa: E402
+from combo.features.trees import from_chunks  # noqa: E402
+
+_DET = set("the a an this that these those its his her their our my your some any no every each "
+           "all both another such".split())
+_PREP = set("of in to for on with at by from as into about after over between through during "
+            "before under against without within since than up out around like per".split())
+_CONJ = set("and or but nor".split())
+_PRON = set("i you he she it we they him them us me who which what".split())
+_AUX = set("is are was were be been being has have had will would can could should may might "
+           "must do does did not n't 's".split())
+_ADJ_SUFFIX = ("ous", "ful", "ive", "able", "ible", "al", "ic", "ish", "less")
+
+
+def rule_pos(token: str, first: bool) -> str:
+    low = token.lower()
+    if not any(ch.isalnum() for ch in token):
+        return token if token in ",.:;?!" else "SYM"
+    if token.replace(".", "").replace(",", "").isdigit():
+        return "CD"
+    for words, tag in ((_DET, "DT"), (_PREP, "IN"), (_CONJ, "CC"), (_PRON, "PRP"), (_AUX, "MD")):
+        if low in words:
+            return tag
+    if low.endswith("ly"):
+        return "RB"
+    if low.endswith("ing"):
+        return "VBG"
+    if low.endswith("ed"):
+        return "VBD"
+    if token[0].isupper() and not first:
+        return "NNP"
+    if low.endswith(_ADJ_SUFFIX):
+        return "JJ"
+    return "NNS" if low.endswith("s") else "NN"
+
+
+_CHUNK_OF = {"DT": "NP", "CD": "NP", "PRP": "NP", "NN": "NP", "NNS": "NP", "NNP": "NP",
+             "JJ": "NP", "MD": "VP", "VBD": "VP", "VBG": "VP", "IN": "PP", "RB": "ADVP"}
+
+
+def rule_shallow_tree(sentence: str):
+    """Deterministic shallow parse tree of one sentence (see the module docstring)."""
+    words = tokenize_13a(sentence).split()
+    pos = [rule_pos(w, k == 0) for k, w in enumerate(words)]
+    chunks, previous = [], None
+    for tag in pos:
+        kind = _CHUNK_OF.get(tag)
+        if kind is None:
+            chunks.append("O")
+        else:
+            # a determiner always opens a new NP; otherwise continue a chunk of the same kind
+            chunks.append(("I-" if kind == previous and tag != "DT" else "B-") + kind)
+        previous = kind
+    return from_chunks(words, pos, chunks)
+
+
+def load_trees(data: Path, segments: int, systems: int):
+    """Reference trees and, per system, output trees of WMT12 de-en."""
+    plain = data / "wmt12" / "plain"
+    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")
+    outputs = {}
+    for f in sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir())[:systems]:
+        outputs[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:segments]
+    refs = [rule_shallow_tree(s) for s in ref[:segments]]
+    return refs, {name: [rule_shallow_tree(s) for s in lines] for name, lines in outputs.items()}
+
+
+def timed(fn, repeat: int = 1):
+    """Best wall time of ``repeat`` runs (timeit's convention) and the value."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def normalised_per_pair(kernel, hyps, refs):
+    """Normalised scores one pair at a time, each distinct tree's K(t, t) computed once."""
+    cache = {}
+
+    def self_k(t):
+        if t not in cache:
+            cache[t] = kernel(t, t)
+        return cache[t]
+
+    out = np.empty(len(hyps))
+    for k, (h, r) in enumerate(zip(hyps, refs)):
+        denom = self_k(h) * self_k(r)
+        out[k] = kernel(h, r) / np.sqrt(denom) if denom > 0 else 0.0
+    return np.minimum(out, 1.0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--segments", type=int, default=3003)
+    parser.add_argument("--systems", type=int, default=16)
+    parser.add_argument("--lambda", dest="lam", type=float, default=0.4)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ted-pairs", type=int, default=300)
+    args = parser.parse_args()
+    t_build, (refs, systems) = timed(lambda: load_trees(args.data, args.segments, args.systems))
+    hyps = [t for lines in systems.values() for t in lines]
+    refs_all = refs * len(systems)
+    t_index, _ = timed(lambda: [t.index.packed() for t in set(refs + hyps)])
+    nodes = np.array([len(t) for t in refs + hyps])
+    print(f"WMT12 de-en: {len(systems)} systems x {len(refs)} segments = {len(hyps)} (output, reference) "
+          f"pairs; nodes per tree: mean {nodes.mean():.1f}, max {nodes.max()}")
+    print(f"building the trees {t_build:.2f} s, their kernel indexes {t_index:.2f} s "
+          "(not in the timings below)")
+    lam = args.lam
+    print(f"{'kernel':6} {'naive s':>9} {'fast s':>9} {'speed-up':>9} {'batch s':>9} "
+          f"{'speed-up':>9} {'max |fast - naive|':>19} {'max |batch - naive|':>20}")
+    rep = args.repeat
+    first_batch = {}
+    for name, fast, naive, kind in (("SST", sst, sst_naive, "sst"), ("ST", st, st_naive, "st")):
+        t_naive, v_naive = timed(
+            lambda: normalised_per_pair(lambda a, b: naive(a, b, lam), hyps, refs_all), rep)
+        t_fast, v_fast = timed(
+            lambda: normalised_per_pair(lambda a, b: fast(a, b, lam), hyps, refs_all), rep)
+        first_batch[name], _ = timed(lambda: TreeKernel(kind, lam=lam).pairs(hyps, refs_all))
+        t_batch, v_batch = timed(lambda: TreeKernel(kind, lam=lam).pairs(hyps, refs_all), rep)
+        d_fast, d_batch = np.max(np.abs(v_fast - v_naive)), np.max(np.abs(v_batch - v_naive))
+        print(f"{name:6} {t_naive:9.2f} {t_fast:9.2f} {t_naive / t_fast:8.1f}x {t_batch:9.2f} "
+              f"{t_naive / t_batch:8.1f}x {d_fast:19.1e} {d_batch:20.1e}")
+        if d_fast > 1e-9 or d_batch > 1e-9:
+            raise SystemExit(f"{name}: fast and naive values differ")
+    print(f"(best of {rep} runs; normalised scores of every pair, each distinct tree's K(t, t) "
+          f"computed once per method; the first batch call of the process, which also pays for "
+          f"the allocator's first large arrays, took "
+          + ", ".join(f"{k} {v:.2f} s" for k, v in first_batch.items()) + ")")
+    print("SST one pair at a time on bigger trees (k sentences joined into one tree, "
+          "first 800 segments of the first system):")
+    plain = args.data / "wmt12" / "plain"
+    ref_lines = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")
+    first = sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir())[0]
+    hyp_lines = first.read_text(encoding="utf-8").split("\n")
+    for k in (1, 2, 4, 8):
+        big_r = [rule_shallow_tree(" ".join(ref_lines[i:i + k])) for i in range(0, 800, k)]
+        big_h = [rule_shallow_tree(" ".join(hyp_lines[i:i + k])) for i in range(0, 800, k)]
+        for t in big_r + big_h:
+            t.index.packed()
+        t_n, v_n = timed(lambda: [sst_naive(a, b, lam) for a, b in zip(big_h, big_r)], rep)
+        t_f, v_f = timed(lambda: [sst(a, b, lam) for a, b in zip(big_h, big_r)], rep)
+        assert np.allclose(v_n, v_f, rtol=1e-12, atol=0)
+        size = np.mean([len(t) for t in big_r + big_h])
+        print(f"  k={k}: {size:5.0f} nodes per tree, naive {t_n:6.2f} s, fast {t_f:6.2f} s, "
+              f"speed-up {t_n / t_f:4.1f}x")
+    t_ptk, _ = timed(lambda: TreeKernel("ptk", lam=lam).pairs(hyps, refs_all))
+    print(f"PTK    {len(hyps)} pairs {t_ptk:.2f} s")
+    few = min(len(refs), args.ted_pairs)
+    pairs = list(zip(hyps[:few], refs[:few]))
+    t_ted, ours = timed(lambda: [tree_edit_distance(h, r) for h, r in pairs])
+    t_zss, theirs = timed(lambda: [tree_edit_distance(h, r, backend="zss") for h, r in pairs])
+    if ours != theirs:
+        raise SystemExit("TED: combo and zss distances differ")
+    print(f"TED    {few} pairs: combo {t_ted:.2f} s, zss {t_zss:.2f} s ({t_zss / t_ted:.1f}x), "
+          f"identical distances")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,618 @@
+"""Tree kernels (SST, ST, PTK) and a tree-edit-distance similarity.
+
+A convolution tree kernel counts the fragments two trees share,
+``K(a, b) = sum_{n1 in a} sum_{n2 in b} Delta(n1, n2)``, where ``Delta``
+counts (with decay) the common fragments rooted at ``n1`` and ``n2``:
+
+- **SST**, subset trees (Collins & Duffy 2001, their Delta recursion with the
+  decay lambda of Collins & Duffy 2002; Moschitti 2006a's form with sigma = 1):
+  0 if the productions of n1 and n2 differ, else
+  ``lambda * prod_j (sigma + Delta(c_j(n1), c_j(n2)))`` over the children that
+  are not leaves (a child whose production differs contributes ``sigma``).
+  A pre-terminal gives ``lambda``; a fragment of k productions weighs lambda^k.
+- **ST**, subtrees (Vishwanathan & Smola 2002, as Moschitti 2006a writes it):
+  the same with sigma = 0, so only complete subtrees down to the leaves count.
+- **PTK**, partial trees (Moschitti 2006b): 0 if the labels differ, else
+  ``mu * (lambda^2 + sum_p Delta_p(children))`` where ``Delta_p`` sums over
+  the pairs of child subsequences of equal length p, each gap of g skipped
+  children costing lambda^g on each side, of the product of Delta over the
+  aligned children (the paper's recursion for Delta_p, the one SVM-light-TK
+  evaluates). Leaves match with ``mu * lambda^2``. Summing over all lengths
+  at once gives one O(|c(n1)| |c(n2)|) pass per node pair.
+
+Every kernel is normalised ``K(a, b) / sqrt(K(a, a) K(b, b))`` (1 on
+identical trees; 0 when a tree has no fragment, e.g. the empty tree).
+
+SST and ST use Moschitti's (2006a) fast algorithm: only node pairs with equal
+productions are visited, and Delta is filled children first, so each value is
+computed once. ``sst_naive`` / ``st_naive`` visit all node pairs (the
+quadratic algorithm of Collins & Duffy) and are kept as references.
+:class:`TreeKernel` scores many pairs at once: for SST and ST all pairs of a
+batch advance together in numpy (production-sorted node lists merged by
+sorting, Delta filled level by level of node height), and K(t, t) is cached
+per distinct tree.
+
+The edit distance is Zhang & Shasha's (1989) with unit costs (insert, delete,
+relabel), equal to ``zss.distance`` with those costs, turned into a
+similarity ``1 - TED / (|a| + |b|)`` (|t| = number of nodes; TED <= |a| + |b|).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+from scipy import sparse
+
+from combo.errors import OptionError
+from combo.features.trees import Tree, TreeIndex
+
+__all__ = [
+    "KERNELS", "sst", "st", "ptk", "sst_naive", "st_naive", "normalise", "TreeKernel",
+    "tree_edit_distance", "ted_similarity", "ted_similarities",
+]
+
+KERNELS = ("sst", "st", "ptk")
+DEFAULT_LAMBDA = 0.4  # SVM-light-TK's default decay
+DEFAULT_MU = 0.4
+
+
+def _check_decay(name: str, value: float) -> float:
+    value = float(value)
+    if not 0.0 < value <= 1.0 or math.isnan(value):
+        raise OptionError(f"{name} must be in (0, 1], got {value}")
+    return value
+
+
+# ---------------------------------------------------------------------------
+# SST and ST, one pair
+# ---------------------------------------------------------------------------
+
+def _subset_tree_pair(a: TreeIndex, b: TreeIndex, lam: float, sigma: float) -> float:
+    """Moschitti's fast SST/ST: Delta only on node pairs with equal productions."""
+    if not a.n or not b.n:
+        return 0.0
+    # pre-terminal pairs with equal productions: Delta = lambda each
+    count_a, count_b = a.preterminal_counts, b.preterminal_counts
+    total = lam * sum(count_a[p] * count_b[p] for p in count_a.keys() & count_b.keys())
+    phrasal_a, phrasal_b = a.phrasal_by_production, b.phrasal_by_production
+    pairs: List[Tuple[int, int]] = []
+    for p in phrasal_a.keys() & phrasal_b.keys():
+        nodes_b = phrasal_b[p]
+        pairs.extend((i, j) for i in phrasal_a[p] for j in nodes_b)
+    # children have larger pre-order ids than their parents: decreasing order is DP order
+    pairs.sort(reverse=True)
+    a_children, b_children = a.children, b.children
+    a_prod, b_prod, a_height = a.production_ids, b.production_ids, a.height
+    delta: Dict[Tuple[int, int], float] = {}
+    pre_value = sigma + lam
+    for i, j in pairs:
+        value = lam
+        for ci, cj in zip(a_children[i], b_children[j]):
+            p = a_prod[ci]
+            if p < 0:
+                continue  # a leaf child: part of the production, no choice
+            if p != b_prod[cj]:
+                value *= sigma
+            elif a_height[ci] == 1:
+                value *= pre_value
+            else:
+                value *= sigma + delta[ci, cj]
+        delta[i, j] = value
+        total += value
+    return total
+
+
+def _subset_tree_naive(a: TreeIndex, b: TreeIndex, lam: float, sigma: float) -> float:
+    """Collins & Duffy's quadratic algorithm: Delta on every pair of internal nodes."""
+    if not a.n or not b.n:
+        return 0.0
+    a_prod, b_prod = a.production_ids, b.production_ids
+    a_children, b_children = a.children, b.children
+    delta = [[0.0] * b.n for _ in range(a.n)]
+    total = 0.0
+    for i in range(a.n - 1, -1, -1):
+        if a_prod[i] < 0:
+            continue
+        row = delta[i]
+        for j in range(b.n - 1, -1, -1):
+            if b_prod[j] != a_prod[i]:
+                continue  # Delta = 0 (the table already holds it)
+            value = lam
+            for ci, cj in zip(a_children[i], b_children[j]):
+                if a_prod[ci] >= 0:
+                    value *= sigma + delta[ci][cj]
+            row[j] = value
+            total += value
+    return total
+
+
+def sst(a: Tree, b: Tree, lam: float = DEFAULT_LAMBDA) -> float:
+    """Unnormalised subset-tree kernel (Collins & Duffy 2001), fast algorithm."""
+    return _subset_tree_pair(a.index, b.index, _check_decay("lambda", lam), 1.0)
+
+
+def st(a: Tree, b: Tree, lam: float = DEFAULT_LAMBDA) -> float:
+    """Unnormalised subtree kernel (Vishwanathan & Smola 2002, Moschitti 2006a), fast algorithm."""
+    return _subset_tree_pair(a.index, b.index, _check_decay("lambda", lam), 0.0)
+
+
+def sst_naive(a: Tree, b: Tree, lam: float = DEFAULT_LAMBDA) -> float:
+    """Reference SST over all node pairs (quadratic); equals :func:`sst`."""
+    return _subset_tree_naive(a.index, b.index, _check_decay("lambda", lam), 1.0)
+
+
+def st_naive(a: Tree, b: Tree, lam: float = DEFAULT_LAMBDA) -> float:
+    """Reference ST over all node pairs (quadratic); equals :func:`st`."""
+    return _subset_tree_naive(a.index, b.index, _check_decay("lambda", lam), 0.0)
+
+
+# ---------------------------------------------------------------------------
+# PTK, one pair
+# ---------------------------------------------------------------------------
+
+def _ptk_tables(index: TreeIndex):
+    """Cached per tree: label counts of the leaves; "unary" nodes (one child, a leaf)
+    by label and their production counts; the other internal nodes by label; unary flags."""
+    tables = index.cache.get("ptk")
+    if tables is None:
+        leaves: Dict[int, int] = {}
+        unary: Dict[int, List[int]] = {}
+        unary_productions: Dict[int, int] = {}
+        internal: Dict[int, List[int]] = {}
+        children = index.children
+        is_unary = [len(kids) == 1 and not children[kids[0]] for kids in children]
+        for i, (lab, kids) in enumerate(zip(index.label_ids, children)):
+            if not kids:
+                leaves[lab] = leaves.get(lab, 0) + 1
+            elif is_unary[i]:
+                unary.setdefault(lab, []).append(i)
+                p = index.production_ids[i]
+                unary_productions[p] = unary_productions.get(p, 0) + 1
+            else:
+                internal.setdefault(lab, []).append(i)
+        tables = index.cache["ptk"] = (leaves, unary, unary_productions, internal, is_unary)
+    return tables
+
+
+def _partial_tree_pair(a: TreeIndex, b: TreeIndex, lam: float, mu: float) -> float:
+    """Moschitti's (2006b) partial tree kernel, node pairs with equal labels only.
+
+    Closed forms first: a pair with a leaf has Delta = mu lambda^2; two "unary"
+    nodes (one child, a leaf) have mu (lambda^2 + [same word] mu lambda^2).
+    The other pairs run the dynamic programming over child subsequences.
+    """
+    if not a.n or not b.n:
+        return 0.0
+    lam2 = lam * lam
+    leaf_value = mu * lam2
+    unary_same = leaf_value * (1.0 + mu)
+    leaves_a, unary_a, unary_prod_a, internal_a, is_unary_a = _ptk_tables(a)
+    leaves_b, unary_b, unary_prod_b, internal_b, is_unary_b = _ptk_tables(b)
+
+    def nodes_with(label: int, unary: Dict[int, List[int]], internal: Dict[int, List[int]]) -> int:
+        return len(unary.get(label, ())) + len(internal.get(label, ()))
+
+    # pairs with a leaf (leaf-leaf counted once)
+    leafy = sum(n * (leaves_b.get(lab, 0) + nodes_with(lab, unary_b, internal_b))
+                for lab, n in leaves_a.items())
+    leafy += sum(n * nodes_with(lab, unary_a, internal_a) for lab, n in leaves_b.items())
+    unary_pairs = sum(len(unary_a[lab]) * len(unary_b[lab]) for lab in unary_a.keys() & unary_b.keys())
+    same_word = sum(unary_prod_a[p] * unary_prod_b[p] for p in unary_prod_a.keys() & unary_prod_b.keys())
+    total = leaf_value * (leafy + unary_pairs) + (unary_same - leaf_value) * same_word
+    # the other pairs of internal nodes: non-unary x any internal, unary x non-unary
+    pairs: List[Tuple[int, int]] = []
+    for lab, nodes_a in internal_a.items():
+        nodes_b = internal_b.get(lab, []) + unary_b.get(lab, [])
+        pairs.extend((i, j) for i in nodes_a for j in nodes_b)
+    for lab in unary_a.keys() & internal_b.keys():
+        nodes_b = internal_b[lab]
+        pairs.extend((i, j) for i in unary_a[lab] for j in nodes_b)
+    pairs.sort(reverse=True)  # children (larger pre-order ids) before parents
+    a_children, b_children = a.children, b.children
+    a_label, b_label = a.label_ids, b.label_ids
+    delta: Dict[Tuple[int, int], float] = {}
+
+    a_prod, b_prod = a.production_ids, b.production_ids
+
+    def child_delta(ci: int, cj: int) -> float:
+        if a_label[ci] != b_label[cj]:
+            return 0.0
+        if not a_children[ci] or not b_children[cj]:
+            return leaf_value
+        if is_unary_a[ci] and is_unary_b[cj]:
+            return unary_same if a_prod[ci] == b_prod[cj] else leaf_value
+        return delta[ci, cj]
+
+    for i, j in pairs:
+        ca, cb = a_children[i], b_children[j]
+        if len(ca) == 1 or len(cb) == 1:
+            # only subsequences of length 1, each weighing 1
+            s = sum(child_delta(ci, cj) for ci in ca for cj in cb)
+        else:
+            # T(x, y): weighted common subsequences ending exactly at (x, y);
+            # D(x, y) = sum_{x'<=x, y'<=y} lambda^(x-x' + y-y') T(x', y').
+            m = len(cb)
+            prev = [0.0] * (m + 1)
+            s = 0.0
+            for ci in ca:
+                cur = [0.0] * (m + 1)
+                left = 0.0
+                for y in range(1, m + 1):
+                    d = child_delta(ci, cb[y - 1])
+                    t = d * (1.0 + prev[y - 1]) if d else 0.0
+                    s += t
+                    left = t + lam * (prev[y] + left) - lam2 * prev[y - 1]
+                    cur[y] = left
+                prev = cur
+        value = mu * (lam2 + s)
+        delta[i, j] = value
+        total += value
+    return total
+
+
+def ptk(a: Tree, b: Tree, lam: float = DEFAULT_LAMBDA, mu: float = DEFAULT_MU) -> float:
+    """Unnormalised partial tree kernel (Moschitti 2006b)."""
+    return _partial_tree_pair(a.index, b.index, _check_decay("lambda", lam),
+                              _check_decay("mu", mu))
+
+
+# ---------------------------------------------------------------------------
+# SST and ST, many pairs at once (numpy)
+# ---------------------------------------------------------------------------
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Concatenated ``range(s, s + l)`` for each (s, l), and the group of each element."""
+    total = int(lengths.sum())
+    group = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    if not total:
+        return np.zeros(0, dtype=np.int64), group
+    before = np.cumsum(lengths) - lengths
+    return np.arange(total, dtype=np.int64) + np.repeat(starts - before, lengths), group
+
+
+def _runs(keys: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct values of a sorted array, where each run starts, and its length."""
+    if not len(keys):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    counts = np.diff(np.append(starts, len(keys)))
+    return keys[starts], starts, counts
+
+
+class _Forest:
+    """Phrasal nodes of distinct trees end to end (see ``TreeIndex.packed``).
+
+    Phrasal node ``u`` (global position) has ``production[u]``, ``height[u]`` and
+    children records ``child_ptr[u]:child_ptr[u+1]`` (``child_production``,
+    ``child_rank``); the phrasal nodes of tree ``t`` are
+    ``tree_ptr[t]:tree_ptr[t+1]``, sorted by production. ``preterminals``
+    (trees x productions, sparse) counts the pre-terminal productions of each tree.
+    """
+
+    def __init__(self, trees: Sequence[Tree]):
+        packs = [t.index.packed() for t in trees]
+        tables = []
+        for k in range(3):
+            parts = [pack[k] for pack in packs]
+            rows = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+            table = np.concatenate(parts) if parts else np.zeros((0, 3 - (k > 0)), dtype=np.int32)
+            tables.append((table, np.concatenate(([0], np.cumsum(rows)))))
+        (phrasal, self.tree_ptr), (children, _), (pre, pre_ptr) = tables
+        column = np.ascontiguousarray
+        self.production, self.height = column(phrasal[:, 0]), column(phrasal[:, 1])
+        self.child_ptr = np.concatenate(([0], np.cumsum(phrasal[:, 2], dtype=np.int64)))
+        self.child_production, self.child_rank = column(children[:, 0]), column(children[:, 1])
+        n_prod = 1 + max(int(pre[:, 0].max()) if len(pre) else 0,
+                         int(self.production.max()) if len(self.production) else 0)
+        self.n_productions = np.int64(n_prod)
+        self.preterminals = sparse.csr_matrix(
+            (pre[:, 1].astype(float), pre[:, 0], pre_ptr),
+            shape=(len(trees), n_prod))  # each row's productions are distinct and sorted
+
+
+def _subset_tree_batch(f: _Forest, left: np.ndarray, right: np.ndarray,
+                       lam: float, sigma: float) -> np.ndarray:
+    """SST/ST of the tree pairs (left[p], right[p]) of a forest, all pairs together.
+
+    Pre-terminal node pairs with equal productions each add lambda: per pair,
+    lambda times the dot product of the two trees' pre-terminal production
+    counts. For the phrasal nodes:
+    1. node pairs with equal productions: per pair, the production-sorted node
+       lists of both trees are merged on the key (pair, production); a key found
+       on both sides with c_l and c_r nodes is a group of c_l * c_r node pairs;
+    2. Delta level by level of node height (children are lower, so done
+       before); the Delta of a phrasal child pair is read in its group, at
+       ``rank(child_l) * c_r + rank(child_r)``; a pre-terminal child pair with
+       equal productions has Delta = lambda, a leaf child a factor 1.
+    """
+    n_pairs = len(left)
+    if not n_pairs:
+        return np.zeros(0)
+    pre = f.preterminals
+    out = lam * np.asarray(pre[left].multiply(pre[right]).sum(axis=1), dtype=float).ravel()
+    n_prod = f.n_productions
+    sides = []
+    for trees in (left, right):
+        idx, pair = _ranges(f.tree_ptr[trees], f.tree_ptr[trees + 1] - f.tree_ptr[trees])
+        keys = pair * n_prod + f.production[idx]  # sorted: by pair, then production
+        sides.append((idx,) + _runs(keys))
+    (idx_l, keys_l, start_l, count_l), (idx_r, keys_r, start_r, count_r) = sides
+    if not len(keys_l) or not len(keys_r):
+        return out
+    pos = np.minimum(np.searchsorted(keys_r, keys_l), len(keys_r) - 1)
+    hit = keys_r[pos] == keys_l
+    m_l, m_r = np.flatnonzero(hit), pos[hit]
+    if not len(m_l):
+        return out
+    group_keys = keys_l[m_l]
+    c_r = count_r[m_r]
+    sizes = count_l[m_l] * c_r
+    group_start = np.cumsum(sizes) - sizes
+    q, group = _ranges(np.zeros(len(sizes), dtype=np.int64), sizes)
+    width = c_r[group]
+    u = idx_l[start_l[m_l][group] + q // width]
+    v = idx_r[start_r[m_r][group] + q % width]
+    pair_of = group_keys[group] // n_prod
+    delta = np.zeros(len(u))
+    heights = f.height[u]
+    if heights.max() < 2 ** 15:
+        heights = heights.astype(np.int16)  # a stable sort of small ints is a radix sort
+    by_height = np.argsort(heights, kind="stable")
+    bounds = np.flatnonzero(np.diff(heights[by_height])) + 1
+    ptr, child_prod, child_rank = f.child_ptr, f.child_production, f.child_rank
+    for level in np.split(by_height, bounds):
+        uu, vv = u[level], v[level]
+        arity = ptr[uu + 1] - ptr[uu]
+        slot_u, owner = _ranges(ptr[uu], arity)
+        slot_v = slot_u - ptr[uu][owner] + ptr[vv][owner]
+        pu = child_prod[slot_u]
+        factor = np.where(pu >= 0, sigma, 1.0)
+        same = (pu >= 0) & (pu == child_prod[slot_v])
+        pre_child = same & (child_rank[slot_u] == -2)
+        factor[pre_child] = sigma + lam
+        inner = np.flatnonzero(same & ~pre_child)
+        if len(inner):
+            g = np.searchsorted(group_keys, pair_of[level][owner[inner]] * n_prod + pu[inner])
+            found = group_start[g] + child_rank[slot_u[inner]] * c_r[g] + child_rank[slot_v[inner]]
+            factor[inner] = sigma + delta[found]
+        delta[level] = lam * np.multiply.reduceat(factor, np.cumsum(arity) - arity)
+    out += np.bincount(pair_of, weights=delta, minlength=n_pairs)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Normalised kernels over many pairs
+# ---------------------------------------------------------------------------
+
+def normalise(k_ab, k_aa, k_bb):
+    """``K(a,b) / sqrt(K(a,a) K(b,b))``, 0 where a self-kernel is 0; arrays or floats."""
+    k_ab, k_aa, k_bb = (np.asarray(x, dtype=float) for x in (k_ab, k_aa, k_bb))
+    denom = np.sqrt(k_aa) * np.sqrt(k_bb)  # not sqrt(k_aa k_bb): that overflows first
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(denom > 0, k_ab / np.where(denom > 0, denom, 1.0), 0.0)
+    value = np.clip(value, 0.0, 1.0)
+    return float(value) if value.ndim == 0 else value
+
+
+class TreeKernel:
+    """A normalised tree kernel with fixed options, caching K(t, t) per distinct tree.
+
+    ``kind``: ``"sst"``, ``"st"`` or ``"ptk"``; ``lam``: decay lambda in (0, 1]
+    (default 0.4, SVM-light-TK's); ``mu``: PTK's vertical decay in (0, 1].
+    ``kernel(a, b)`` is one normalised value; ``kernel.pairs(left, right)`` the
+    values of many pairs (SST and ST vectorised over all of them);
+    ``kernel.matrix(rows, cols)`` all combinations.
+    """
+
+    def __init__(self, kind: str = "sst", lam: float = DEFAULT_LAMBDA, mu: float = DEFAULT_MU,
+                 batch_size: int = 16384):
+        if kind not in KERNELS:
+            raise OptionError(f"unknown tree kernel {kind!r}; choose one of {', '.join(KERNELS)}")
+        self.kind = kind
+        self.lam = _check_decay("lambda", lam)
+        self.mu = _check_decay("mu", mu)
+        if int(batch_size) < 1:
+            raise OptionError(f"batch_size must be at least 1, got {batch_size}")
+        self.batch_size = int(batch_size)
+        self._self: Dict[Tree, float] = {}
+
+    @property
+    def signature(self) -> str:
+        text = f"kernel:{self.kind}|lambda:{self.lam:g}"
+        return text + (f"|mu:{self.mu:g}" if self.kind == "ptk" else "")
+
+    def raw(self, a: Tree, b: Tree) -> float:
+        """The unnormalised kernel K(a, b) of one pair."""
+        if self.kind == "ptk":
+            return _partial_tree_pair(a.index, b.index, self.lam, self.mu)
+        return _subset_tree_pair(a.index, b.index, self.lam, 1.0 if self.kind == "sst" else 0.0)
+
+    def self_kernel(self, tree: Tree) -> float:
+        """K(t, t), cached per distinct tree."""
+        value = self._self.get(tree)
+        if value is None:
+            value = self._self[tree] = self.raw(tree, tree)
+        return value
+
+    def __call__(self, a: Tree, b: Tree) -> float:
+        if not a.labels or not b.labels:
+            return 0.0
+        k_aa, k_bb = self.self_kernel(a), self.self_kernel(b)
+        if a == b:
+            return 1.0 if k_aa > 0 else 0.0
+        return normalise(self.raw(a, b), k_aa, k_bb)
+
+    def _raw_many(self, trees: List[Tree], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Unnormalised K(trees[left[k]], trees[right[k]]) of distinct index pairs."""
+        if self.kind == "ptk" or len(left) < 4:
+            return np.array([self.raw(trees[i], trees[j]) for i, j in zip(left, right)])
+        sigma = 1.0 if self.kind == "sst" else 0.0
+        forest = _Forest(trees)
+        out = np.zeros(len(left))
+        step = self.batch_size
+        for start in range(0, len(left), step):
+            out[start:start + step] = _subset_tree_batch(
+                forest, left[start:start + step], right[start:start + step], self.lam, sigma)
+        return out
+
+    def pairs(self, left: Sequence[Tree], right: Sequence[Tree]) -> np.ndarray:
+        """Normalised K(left[k], right[k]) for every k."""
+        if len(left) != len(right):
+            raise OptionError("left and right must hold the same number of trees")
+        ids: Dict[Tree, int] = {}
+        lid = np.array([ids.setdefault(t, len(ids)) for t in left], dtype=np.int64)
+        rid = np.array([ids.setdefault(t, len(ids)) for t in right], dtype=np.int64)
+        trees: List[Tree] = list(ids)  # distinct trees, in order of their ids
+        n = len(trees)
+        lo, hi = np.minimum(lid, rid), np.maximum(lid, rid)  # kernels are symmetric
+        distinct, back = np.unique(lo * n + hi, return_inverse=True)
+        a, b = distinct // n, distinct % n
+        other = a != b
+        # one batch: the missing self-kernels and the pairs of different trees
+        missing = np.fromiter((k for k, t in enumerate(trees) if t not in self._self),
+                              dtype=np.int64)
+        todo_l = np.concatenate((missing, a[other]))
+        todo_r = np.concatenate((missing, b[other]))
+        raw_all = self._raw_many(trees, todo_l, todo_r)
+        for k, value in zip(missing.tolist(), raw_all[:len(missing)].tolist()):
+            self._self[trees[k]] = value
+        self_k = np.fromiter((self._self[t] for t in trees), dtype=float, count=n)
+        value = np.where(self_k[a] > 0, 1.0, 0.0)  # identical trees
+        value[other] = normalise(raw_all[len(missing):], self_k[a[other]], self_k[b[other]])
+        return value[back.reshape(-1)]
+
+    def matrix(self, rows: Sequence[Tree], cols: Optional[Sequence[Tree]] = None) -> np.ndarray:
+        """Normalised kernel matrix (rows x cols; rows x rows when cols is None)."""
+        cols = rows if cols is None else cols
+        left = [r for r in rows for _ in cols]
+        right = [c for _ in rows for c in cols]
+        return self.pairs(left, right).reshape(len(rows), len(cols))
+
+
+# ---------------------------------------------------------------------------
+# Tree edit distance
+# ---------------------------------------------------------------------------
+
+def _zs_tables(tree: Tree):
+    """Post-order label ids, leftmost leaf descendants and keyroots (Zhang & Shasha 1989)."""
+    index = tree.index
+    tables = index.cache.get("zhang-shasha")
+    if tables is None:
+        post = index.postorder
+        rank = [0] * index.n
+        for k, node in enumerate(post):
+            rank[node] = k
+        labels = [index.label_ids[node] for node in post]
+        lmd = [0] * len(post)
+        for k, node in enumerate(post):
+            kids = index.children[node]
+            lmd[k] = lmd[rank[kids[0]]] if kids else k
+        last: Dict[int, int] = {}
+        for k, left in enumerate(lmd):
+            last[left] = k
+        tables = index.cache["zhang-shasha"] = (labels, lmd, sorted(last.values()))
+    return tables
+
+
+def _zhang_shasha(a: Tree, b: Tree) -> int:
+    la, lmd_a, keyroots_a = _zs_tables(a)
+    lb, lmd_b, keyroots_b = _zs_tables(b)
+    n, m = len(la), len(lb)
+    if not n or not m:
+        return n + m
+    treedist = [[0] * m for _ in range(n)]
+    for i in keyroots_a:
+        li = lmd_a[i]
+        rows = i - li + 2
+        for j in keyroots_b:
+            lj = lmd_b[j]
+            cols = j - lj + 2
+            on_path_b = [False] + [lmd_b[lj + y - 1] == lj for y in range(1, cols)]
+            offset_b = [0] + [lmd_b[lj + y - 1] - lj for y in range(1, cols)]
+            fd = [list(range(cols))]
+            for x in range(1, rows):
+                node = li + x - 1
+                prev = fd[x - 1]
+                cur = [x] * cols
+                label = la[node]
+                td_row = treedist[node]
+                if lmd_a[node] == li:
+                    for y in range(1, cols):
+                        if on_path_b[y]:
+                            d = prev[y - 1] + (label != lb[lj + y - 1])
+                            other = min(prev[y], cur[y - 1]) + 1
+                            cur[y] = td_row[lj + y - 1] = d if d < other else other
+                        else:
+                            d = fd[0][offset_b[y]] + td_row[lj + y - 1]
+                            other = min(prev[y], cur[y - 1]) + 1
+                            cur[y] = d if d < other else other
+                else:
+                    base = fd[lmd_a[node] - li]
+                    for y in range(1, cols):
+                        d = base[offset_b[y]] + td_row[lj + y - 1]
+                        other = min(prev[y], cur[y - 1]) + 1
+                        cur[y] = d if d < other else other
+                fd.append(cur)
+    return treedist[n - 1][m - 1]
+
+
+def _zss_distance(a: Tree, b: Tree) -> int:
+    import zss
+
+    def convert(tree: Tree):
+        if not tree.labels:
+            return None
+        nodes = [zss.Node(s) for s in tree.labels]
+        for i, kids in enumerate(tree.index.children):
+            nodes[i].children = [nodes[c] for c in kids]
+        return nodes[0]
+
+    ra, rb = convert(a), convert(b)
+    if ra is None or rb is None:
+        return len(a) + len(b)
+    return int(zss.distance(ra, rb, zss.Node.get_children,
+                            insert_cost=lambda node: 1, remove_cost=lambda node: 1,
+                            update_cost=lambda x, y: int(x.label != y.label)))
+
+
+def tree_edit_distance(a: Tree, b: Tree, backend: str = "combo") -> int:
+    """Zhang & Shasha's (1989) tree edit distance, unit costs for insert, delete, relabel.
+
+    ``backend="zss"`` delegates to ``zss.distance`` with those costs (same value,
+    slower); the default is our own iterative implementation of the algorithm.
+    """
+    if backend == "zss":
+        return _zss_distance(a, b)
+    if backend != "combo":
+        raise OptionError(f"unknown edit-distance backend {backend!r}; choose 'combo' or 'zss'")
+    return _zhang_shasha(a, b)
+
+
+def ted_similarity(a: Tree, b: Tree, backend: str = "combo") -> float:
+    """``1 - TED(a, b) / (|a| + |b|)`` in [0, 1]: 1 on identical trees (two empty trees
+    included), 0 when nothing can be kept (e.g. one tree empty)."""
+    size = len(a) + len(b)
+    if not size:
+        return 1.0
+    if a == b:
+        return 1.0
+    return 1.0 - tree_edit_distance(a, b, backend) / size
+
+
+def ted_similarities(left: Sequence[Tree], right: Sequence[Tree], backend: str = "combo") -> np.ndarray:
+    """:func:`ted_similarity` of every pair (left[k], right[k]); each distinct
+    unordered pair of trees is computed once (the distance is symmetric)."""
+    if len(left) != len(right):
+        raise OptionError("left and right must hold the same number of trees")
+    done: Dict[Tuple[Tree, Tree], float] = {}
+    out = np.empty(len(left))
+    for k, (a, b) in enumerate(zip(left, right)):
+        key = (a, b) if hash(a) <= hash(b) else (b, a)
+        value = done.get(key)
+        if value is None:
+            value = done[key] = ted_similarity(a, b, backend)
+        out[k] = value
+    return out
