@@ -8,8 +8,15 @@ from .io import load_testbed, read_jsonl, write_jsonl
 from .scoring import ScoreTable, score_testbed
 from .testbed import Preference, Score, Segment, Testbed
 
+
+def load_model(path):
+    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.combine.model`)."""
+    from .combine.model import load_model as _load
+
+    return _load(path)
+
 __all__ = [
     "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score", "ScoreTable",
-    "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "load_testbed", "read_jsonl",
+    "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "load_model", "load_testbed", "read_jsonl",
     "refs_from_streams", "register", "score_testbed", "write_jsonl",
 ]

@@ -160,7 +160,7 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
     known = set(list_metrics())
     ok, missing = [], []
     for spec in metrics:
-        if spec.partition(":")[0].lower() not in known:
+        if not spec.lower().endswith(".json") and spec.partition(":")[0].lower() not in known:  # .json: a model file
             missing.append(spec)
             continue
         try:
@@ -420,6 +420,196 @@ def data_verify(name: str, home: Optional[str]) -> None:
 
     st = fetch.verify(name, home)
     click.echo(f"{st.name}\t{st.state}\t{len(st.files)} files")
+
+
+# -- learned combinations: combo train, combo apply -------------------------------------------------
+
+def _train_report(data, cv, options) -> dict:
+    """Cross-validated WMT12 Kendall of the tuned scores, the ULC and each single metric, over the training pairs."""
+    import numpy as np
+
+    from .combine.learn import pair_kendall
+    from .combine.ulc import ulc
+
+    def both(values):
+        return {"ties_discordant": pair_kendall(values, data.pairs, "discordant").value,
+                "ties_excluded": pair_kendall(values, data.pairs, "excluded").value}
+
+    singles = {m: both(data.scores[k] if data.higher_is_better[k] else -data.scores[k])
+               for k, m in enumerate(data.metrics)}
+    best = max(singles, key=lambda m: (np.nan_to_num(singles[m]["ties_discordant"], nan=-np.inf), m))
+    report = {"folds": cv.folds if cv is not None else 0, "grouped_by": "segment", "pairs": len(data.pairs),
+              "criterion": "WMT12 Kendall over the training pairs (human ties left out)",
+              "tuned": both(cv.raw) if cv is not None else None,
+              "ulc": both(ulc(data.scores, data.higher_is_better, data.norm_group)),
+              "best_single": {"metric": best, **singles[best]}, "single": singles}
+    if cv is not None and options.method == "regression":
+        ok = np.isfinite(data.targets)
+        report["tuned"]["pearson_with_targets"] = float(np.corrcoef(cv.raw[ok], data.targets[ok])[0, 1]) \
+            if ok.sum() > 1 and np.std(cv.raw[ok]) > 0 and np.std(data.targets[ok]) > 0 else None
+    return report
+
+
+@main.command()
+@testbed_options
+@click.option("--metrics", "-m", multiple=True,
+              help="Feature metrics, repeatable; options as name:key=value (default: the lexical set of search).")
+@click.option("--method", type=click.Choice(["pairwise-lr", "regression", "ulc"]), default="pairwise-lr",
+              show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
+@click.option("--regressor", type=click.Choice(["ridge", "svr"]), default="ridge", show_default=True,
+              help="Learner of --method regression.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write (JSON).")
+@click.option("--name", default=None, help="Model name recorded in the file (default: the file name stem).")
+@click.option("--judgments", type=click.Choice(["auto", "rankings", "scores"]), default="auto", show_default=True,
+              help="Train on relative rankings or absolute scores (auto: rankings when present).")
+@click.option("--min-diff", type=float, default=None,
+              help="Absolute scores: a pair needs a larger difference (default 25%% of the score range; DARR: 25).")
+@click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
+@click.option("--normalise", type=click.Choice(["testbed", "group", "all"]), default="testbed", show_default=True,
+              help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
+@click.option("--folds", type=int, default=10, show_default=True,
+              help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
+@click.option("--inner-folds", type=int, default=5, show_default=True,
+              help="Folds (grouped by segment) choosing C or alpha inside each training set.")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True)
+@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--quiet", "-q", is_flag=True)
+def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, name, judgments, min_diff, aspect,
+          normalise, folds, inner_folds, jobs, cache, fmt, quiet):
+    """Train a tuned metric on a test bed's human judgments; print its cross-validated quality."""
+    from .combine.learn import TrainOptions, cross_validate, fit_model, training_data
+    from .scoring import score_testbed
+
+    if folds < 0 or folds == 1:
+        raise OptionError(f"--folds {folds}: give 0 (no cross-validation) or at least 2")
+    tb = _load_testbed(testbed_path, lp, testbed_options)
+    specs = _metric_list(metrics) if metrics else list(SEARCH_METRICS)
+    if any(spec.lower().endswith(".json") for spec in specs):
+        raise OptionError("a tuned metric (model file) cannot be a feature of another model")
+    if not metrics:
+        specs, _ = _available(specs)
+    options = TrainOptions(method=method, regressor=regressor, inner_folds=inner_folds,
+                           name=name or Path(out).stem)
+    options.check()
+    if not tb.preferences and not tb.scores:
+        raise InputError(f"test bed {tb.name!r} has no human judgments (relative rankings or absolute scores) "
+                         "to train on", testbed_path, fix="give a test bed with judgments")
+    table = score_testbed(tb, specs, jobs=jobs, progress=not quiet and sys.stderr.isatty(), cache_dir=cache)
+    data = training_data([(tb, table)], normalise, judgments, min_diff, aspect, targets=method == "regression")
+    cv = cross_validate(data, options, folds) if folds else None
+    model = fit_model(data, options)
+    report = _train_report(data, cv, options)
+    from .combine.model import save_text
+
+    save_text(model.to_json(), out)
+    est = model.training["estimator"]
+    described = data.sources[0]
+    if fmt == "json":
+        doc = {"model": out, "name": model.name, "method": model.method, "testbed": tb.name,
+               "training": described, "chosen": {k: est[k] for k in ("C", "alpha") if k in est},
+               "weights": dict(zip(model.specs, model.weights.tolist())), "bias": model.bias,
+               "cross_validation": report}
+        text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
+    else:
+        chosen = ", ".join(f"{k} = {est[k]:g}" for k in ("C", "alpha") if k in est)
+        left = [f"{described['ties_dropped']} human ties left out"] if described["ties_dropped"] else []
+        if described.get("below_threshold"):
+            left.append(f"{described['below_threshold']} candidate pairs within min_diff {described['min_diff']:g}")
+        if described["few_candidates"]:
+            left.append(f"{described['few_candidates']} judged segments with fewer than 2 candidates")
+        lines = [f"trained {model.method} on {tb.name}: {described['segments']} segments, "
+                 f"{described['candidates']} candidates, {described['pairs']} pairs from {described['judgments']}"
+                 + (f" ({'; '.join(left)})" if left else "") + (f"; {chosen}" if chosen else ""),
+                 f"model written to {out}"]
+        if cv is not None:
+            lines.append(f"cross-validated quality ({report['folds']} folds grouped by segment; "
+                         f"WMT12 Kendall over {report['pairs']} pairs):")
+            lines.append(f"  {'':<28}{'ties discordant':>16}{'ties excluded':>16}")
+            best = report["best_single"]
+            for label, row in ((f"tuned ({model.method}, cv)", report["tuned"]), ("ULC (all metrics)", report["ulc"]),
+                               (f"best single: {best['metric']}", best)):
+                lines.append(f"  {label:<28}{_fmt(row['ties_discordant']):>16}{_fmt(row['ties_excluded']):>16}")
+        lines.append("weights (features min-max normalised; error rates flipped):")
+        width = max(len(s) for s in model.specs) + 2
+        lines += [f"  {s:<{width}}{w:+.4f}" for s, w in zip(model.specs, model.weights)]
+        lines.append(f"  {'bias':<{width}}{model.bias:+.4f}")
+        text = "\n".join(lines) + "\n"
+    click.echo(text, nl=False)
+
+
+class _ManyValuesCommand(click.Command):
+    """Lets ``--refs A B C`` (and ``--hyps``) take several values: rewritten to ``--refs A --refs B --refs C``."""
+
+    many = ("--refs", "--hyps")
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        out: List[str] = []
+        current = None
+        for arg in args:
+            if arg == "--":
+                current = None
+                out.append(arg)
+            elif arg in self.many:
+                current = arg
+                out.append(arg)
+                continue
+            elif current is not None and not arg.startswith("-"):
+                if out[-1] != current:
+                    out.append(current)
+                out.append(arg)
+                continue
+            else:
+                current = None
+                out.append(arg)
+        return super().parse_args(ctx, out)
+
+
+@main.command(name="apply", cls=_ManyValuesCommand)
+@click.option("--model", "model_path", required=True, type=click.Path(dir_okay=False),
+              help="Model file written by combo train.")
+@click.option("--hyps", multiple=True, required=True, type=click.Path(dir_okay=False),
+              help="Hypothesis file(s), one segment per line; one per system.")
+@click.option("--refs", multiple=True, required=True, type=click.Path(dir_okay=False),
+              help="Reference file(s), one segment per line each (several files: several references).")
+@click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+def apply_cmd(model_path, hyps, refs, level, fmt, out):
+    """Score hypothesis files against reference files with a tuned metric."""
+    from .combine.model import load_model
+    from .io.text import read_lines
+    from .metrics.base import refs_from_streams
+
+    metric = load_model(model_path)
+    streams = [read_lines(p, allow_empty=True) for p in refs]
+    for p, stream in zip(refs[1:], streams[1:]):
+        if len(stream) != len(streams[0]):
+            raise InputError(f"has {len(stream)} lines but {refs[0]} has {len(streams[0])}", p,
+                             fix="give one reference line per segment in every reference file")
+    references = refs_from_streams(streams)
+    names = [Path(p).name for p in hyps]
+    if len(set(names)) != len(names):
+        names = list(hyps)
+    records = []
+    for name, path in zip(names, hyps):
+        lines = read_lines(path, allow_empty=True)
+        if len(lines) != len(references):
+            raise InputError(f"has {len(lines)} lines but the references have {len(references)}", path,
+                             fix="give one hypothesis line per reference line")
+        stats = metric.segment_statistics(lines, references)
+        if level == "system":
+            records.append({"system": name, "score": float(metric.score(stats.sum(axis=0), segment_level=False))})
+        else:
+            seg = metric.score(stats, segment_level=True)
+            records += [{"system": name, "segment": i + 1, "score": float(v)} for i, v in enumerate(seg)]
+    if fmt == "json":
+        doc = {"model": model_path, "signature": metric.signature, "level": level,
+               "scores": records, "note": "segment: sigmoid(w.x + b); system: mean of w.x + b over segments"}
+        text = json.dumps(_clean(doc), indent=1, ensure_ascii=False) + "\n"
+    else:
+        text = _table(records, "tsv")
+    write_output(text, out)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -57,10 +57,28 @@ def get_metric(name: str, **options: Any) -> Metric:
     """A metric instance: ``get_metric("bleu", max_order=2)``.
 
     ``name`` may carry options in the command-line form ``"bleu:max_order=2,smooth=floor"``.
+    A name ending in ``.json`` is a tuned-metric model file (``combo train``):
+    ``combo.load_model(name)``.
     """
+    if name.strip().lower().endswith(".json"):
+        return _model_file(name.strip(), options)
     name, parsed = parse_metric_spec(name)
     parsed.update(options)
     return metric_class(name)(**parsed)
+
+
+def _model_file(path: str, options: Dict[str, Any]) -> Metric:
+    """The tuned metric of a model file; a missing file is an InputError naming it."""
+    from pathlib import Path
+
+    from ..combine.model import load_model
+    from ..errors import InputError
+
+    if options:
+        raise OptionError(f"model file {path}: a tuned metric takes no options (got {sorted(options)})")
+    if not Path(path).is_file():
+        raise InputError("model file not found", path, fix="give the path of a model written by `combo train`")
+    return load_model(path)
 
 
 def parse_metric_spec(spec: str):

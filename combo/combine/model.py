@@ -1,0 +1,417 @@
+"""Tuned-metric model files (JSON, never pickle) and :class:`TunedMetric`, a learned combination used as a metric.
+
+A model is a linear combination of metric segment scores, each min-max
+normalised with ranges stored in the file (lower-is-better metrics flipped):
+
+    raw(a) = bias + sum_m weights[m] * norm_m(x_m(a))
+    segment score = sigmoid(raw(a));  system score = mean of raw over the system's segments
+
+as DiscoTK (Guzmán et al. 2014, "Using Discourse Structure Improves Machine
+Translation Evaluation", §4; Joty et al. 2014, WMT14): the segment score is
+the logistic function of the interpolated score, the system score the mean of
+the raw interpolated segment scores. At scoring time every feature is
+normalised with the ranges stored in the file (the union of the training
+ranges), never with ranges taken from the data being scored, so a segment
+gets the same score alone or within any corpus; values outside the stored
+range are extrapolated linearly (not clipped: clipping would turn distinct
+scores into ties).
+
+:func:`load_model` validates the file strictly and refuses, with one
+:class:`~combo.errors.InputError` naming the file: invalid or truncated JSON,
+a file that is not a combo model, an incompatible ``format_version``, missing
+or unknown fields, wrong types or lengths, non-finite numbers, a metric not
+registered in this installation, and a metric whose signature (options and
+implementation version) differs from the one the model was trained with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import numpy as np
+from scipy.special import expit
+
+from ..errors import InputError, OptionError
+from ..metrics.base import Metric, safe_divide
+
+FORMAT = "combo-tuned-metric"
+FORMAT_VERSION = 1
+METHODS = ("pairwise-lr", "regression-ridge", "regression-svr", "ulc")
+NORMALISE = ("testbed", "group", "all")
+
+_TOP_KEYS = ("format", "format_version", "combo_version", "name", "method", "metrics", "normalisation",
+             "weights", "bias", "training")
+_METRIC_KEYS = ("spec", "name", "options", "signature", "higher_is_better")
+_NORM_KEYS = ("per", "lo", "hi", "groups")
+_RANGE_KEYS = ("lo", "hi")
+
+
+@dataclass
+class MetricEntry:
+    """One feature of a model: the metric as given (``spec``), its name, every option and its signature."""
+
+    spec: str
+    name: str
+    options: Dict[str, Any]
+    signature: str
+    higher_is_better: bool
+
+    @classmethod
+    def of(cls, spec: str, metric: Metric) -> "MetricEntry":
+        return cls(spec, metric.name, dict(metric.params), metric.signature, bool(metric.higher_is_better))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"spec": self.spec, "name": self.name, "options": dict(self.options), "signature": self.signature,
+                "higher_is_better": self.higher_is_better}
+
+
+def minmax_features(scores: np.ndarray, lo: np.ndarray, hi: np.ndarray, higher_is_better: np.ndarray
+                    ) -> np.ndarray:
+    """Map ``scores`` (metrics, rows) to ``(x - lo) / (hi - lo)``, flipped (``1 - .``) for lower-is-better metrics.
+
+    A metric with ``hi == lo`` maps to 0. No clipping (see the module doc).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)[:, None]
+    hi = np.asarray(hi, dtype=np.float64)[:, None]
+    span = np.broadcast_to(hi - lo, scores.shape)
+    out = np.zeros_like(scores)
+    np.divide(scores - lo, span, out=out, where=span > 0)
+    flip = ~np.asarray(higher_is_better, dtype=bool)
+    out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
+    return out
+
+
+@dataclass
+class TunedModel:
+    """The content of a model file: features, normalisation ranges, weights, bias and provenance."""
+
+    metrics: List[MetricEntry]
+    lo: np.ndarray
+    hi: np.ndarray
+    weights: np.ndarray
+    bias: float
+    method: str
+    name: str = "tuned"
+    per: str = "testbed"  # how the training features were normalised
+    group_ranges: Dict[str, Dict[str, List[float]]] = field(default_factory=dict)
+    training: Dict[str, Any] = field(default_factory=dict)
+    combo_version: str = ""
+    format_version: int = FORMAT_VERSION
+
+    def __post_init__(self) -> None:
+        if not self.combo_version:
+            from .. import __version__
+
+            self.combo_version = __version__
+        self.lo = np.asarray(self.lo, dtype=np.float64)
+        self.hi = np.asarray(self.hi, dtype=np.float64)
+        self.weights = np.asarray(self.weights, dtype=np.float64)
+        self.bias = float(self.bias)
+
+    @property
+    def higher_is_better(self) -> np.ndarray:
+        return np.array([m.higher_is_better for m in self.metrics], dtype=bool)
+
+    @property
+    def specs(self) -> List[str]:
+        return [m.spec for m in self.metrics]
+
+    def features(self, scores: np.ndarray) -> np.ndarray:
+        """Normalised features (metrics, rows) of metric segment scores (metrics, rows), with the stored ranges."""
+        return minmax_features(scores, self.lo, self.hi, self.higher_is_better)
+
+    def raw_scores(self, scores: np.ndarray) -> np.ndarray:
+        """The interpolated score ``w . x + b`` of each row of metric segment scores (metrics, rows)."""
+        return self.weights @ self.features(scores) + self.bias
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "format_version": self.format_version,
+            "combo_version": self.combo_version,
+            "name": self.name,
+            "method": self.method,
+            "metrics": [m.to_dict() for m in self.metrics],
+            "normalisation": {"per": self.per, "lo": self.lo.tolist(), "hi": self.hi.tolist(),
+                              "groups": {g: {"lo": list(r["lo"]), "hi": list(r["hi"])}
+                                         for g, r in self.group_ranges.items()}},
+            "weights": self.weights.tolist(),
+            "bias": self.bias,
+            "training": self.training,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(_json_safe(self.to_dict()), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the canonical JSON of everything that determines the scores."""
+        d = self.to_dict()
+        core = {k: d[k] for k in ("format_version", "method", "weights", "bias")}
+        core["metrics"] = [{"name": m.name, "options": m.options, "higher_is_better": m.higher_is_better}
+                           for m in self.metrics]
+        core["ranges"] = [d["normalisation"]["lo"], d["normalisation"]["hi"]]
+        text = json.dumps(_json_safe(core), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def save(self, path) -> None:
+        """Write the model as JSON, atomically (a temporary file renamed into place)."""
+        save_text(self.to_json(), path)
+
+    @classmethod
+    def from_dict(cls, doc: Any, path: Optional[str] = None) -> "TunedModel":
+        """Validate a parsed model file strictly (see the module doc) and build the model."""
+        return _Validator(path).model(doc)
+
+
+class TunedMetric(Metric):
+    """A learned linear combination of metrics (a :class:`TunedModel`), used like any other metric.
+
+    Statistics per row are ``[raw, 1]``: the segment score is
+    ``sigmoid(raw)``, the corpus score ``sum(raw) / count``, the mean of the
+    raw interpolated segment scores (DiscoTK; Guzmán et al. 2014, §4).
+    """
+
+    name = "tuned"
+    family = "learned"
+    higher_is_better = True
+    citation = "pairwise learning to rank over metric scores, DiscoTK (Guzmán et al. 2014, §4)"
+    value_range = (0.0, 1.0)  # segment level; the system level is the raw mean, unbounded
+
+    def __init__(self, model: TunedModel, components: Sequence[Metric], path: Optional[str] = None):
+        self.params = {}
+        self.model = model
+        self.components = list(components)
+        self.path = path
+        self.layers = tuple(sorted({layer for c in self.components for layer in c.layers}))
+        self.resources = tuple(sorted({r for c in self.components for r in c.resources}))
+        self._digest = model.digest
+
+    def __repr__(self) -> str:
+        return f"TunedMetric({self.model.name!r}, {self.model.method}, {len(self.components)} metrics)"
+
+    @property
+    def signature(self) -> str:
+        from .. import __version__
+
+        return (f"tuned|model:{self.model.name}|method:{self.model.method}|metrics:{len(self.components)}"
+                f"|sha256:{self._digest[:16]}|format:{self.model.format_version}|version:{__version__}")
+
+    @property
+    def weights(self) -> Dict[str, float]:
+        """Weight of each metric (by its spec)."""
+        return {m.spec: float(w) for m, w in zip(self.model.metrics, self.model.weights)}
+
+    def check_resources(self) -> None:
+        for c in self.components:
+            c.check_resources()
+
+    def analyse(self, texts: Sequence[str]) -> List[Any]:
+        return [c.analyse(texts) for c in self.components]
+
+    def statistics(self, analysis: Any, hyp_ids: np.ndarray, ref_ptr: np.ndarray, ref_ids: np.ndarray,
+                   ref_weights: Optional[np.ndarray] = None) -> np.ndarray:
+        n = len(hyp_ids)
+        scores = np.zeros((len(self.components), n))
+        for k, (metric, an) in enumerate(zip(self.components, analysis)):
+            stats = metric.statistics(an, hyp_ids, ref_ptr, ref_ids, ref_weights)
+            scores[k] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(n)
+        return np.column_stack([self.model.raw_scores(scores), np.ones(n)])
+
+    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        stats = np.asarray(stats, dtype=np.float64)
+        mean_raw = safe_divide(stats[..., 0], stats[..., 1])
+        return expit(mean_raw) if segment_level else mean_raw
+
+    def raw_segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
+                           weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
+        """The raw interpolated score ``w . x + b`` of each segment (before the sigmoid)."""
+        return self.segment_statistics(hyps, refs, weights)[:, 0].copy()
+
+
+def load_model(path) -> TunedMetric:
+    """Read and validate a model file; return the tuned metric (never executes code from the file)."""
+    from ..io.text import read_bytes
+    from ..metrics.registry import get_metric
+
+    p = str(path)
+    data = read_bytes(p)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"model file is not UTF-8 text (byte {exc.start})", p,
+                         fix="give a JSON model written by `combo train`") from None
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"model file is not valid JSON, truncated or damaged ({exc.msg}, column {exc.colno})",
+                         p, exc.lineno,
+                         fix="write the model again with `combo train --out`") from None
+    except ValueError as exc:
+        raise InputError(str(exc), p, fix="numbers in a model file must be finite") from None
+    model = TunedModel.from_dict(doc, p)
+    components = []
+    for k, entry in enumerate(model.metrics):
+        try:
+            metric = get_metric(entry.name, **entry.options)
+        except OptionError as exc:
+            raise InputError(f"metric {k} ({entry.spec!r}) cannot be built in this installation: {exc}", p,
+                             fix="install the combo version that wrote the model "
+                                 f"({model.combo_version}) or train the model again") from None
+        if _without_version(metric.signature) != _without_version(entry.signature):
+            raise InputError(f"metric {entry.spec!r} has changed since the model was trained: the model has "
+                             f"signature {entry.signature!r}, this installation {metric.signature!r}", p,
+                             fix="train the model again with this installation")
+        if bool(metric.higher_is_better) != entry.higher_is_better:
+            raise InputError(f"metric {entry.spec!r}: higher_is_better is {entry.higher_is_better} in the model "
+                             f"but {metric.higher_is_better} here", p, fix="train the model again")
+        components.append(metric)
+    return TunedMetric(model, components, p)
+
+
+def save_text(text: str, path) -> None:
+    """Write ``text`` to ``path`` whole or not at all."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError("output folder does not exist", str(folder), fix="create it first")
+    fd, tmp = tempfile.mkstemp(prefix=".combo-model-", dir=str(folder))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+# -- validation -----------------------------------------------------------------------------------
+
+def _without_version(signature: str) -> str:
+    """A metric signature without its ``version:`` (combo release) field: options and ``impl`` remain."""
+    return "|".join(part for part in signature.split("|") if not part.startswith("version:"))
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"model file holds the non-finite number {name}")
+
+
+def _json_safe(obj):
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return _json_safe(obj.tolist())
+    return obj
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+class _Validator:
+    """Strict schema checks of a parsed model file; every failure is one InputError naming the file and field."""
+
+    def __init__(self, path: Optional[str]):
+        self.path = path
+
+    def fail(self, message: str, fix: str = "write the model again with `combo train --out`"):
+        raise InputError(message, self.path, fix=fix)
+
+    def keys(self, obj: Any, where: str, expected: Sequence[str]) -> Dict[str, Any]:
+        if not isinstance(obj, dict):
+            self.fail(f"{where} must be a JSON object, not {type(obj).__name__}")
+        unknown = sorted(set(obj) - set(expected))
+        if unknown:
+            self.fail(f"{where} has unknown field(s) {unknown}; known: {list(expected)}",
+                      fix="remove them, or use the combo version that wrote the file")
+        missing = [k for k in expected if k not in obj]
+        if missing:
+            self.fail(f"{where} lacks field(s) {missing} (truncated or edited?)")
+        return obj
+
+    def string(self, v: Any, where: str) -> str:
+        if not isinstance(v, str):
+            self.fail(f"{where} must be a string, not {json.dumps(v)[:40]}")
+        return v
+
+    def vector(self, v: Any, where: str, n: int) -> np.ndarray:
+        if not isinstance(v, list) or not all(_is_number(x) for x in v):
+            self.fail(f"{where} must be a list of finite numbers")
+        if len(v) != n:
+            self.fail(f"{where} has {len(v)} values for {n} metrics")
+        return np.asarray(v, dtype=np.float64)
+
+    def ranges(self, obj: Any, where: str, n: int):
+        self.keys(obj, where, _RANGE_KEYS)
+        lo = self.vector(obj["lo"], where + ".lo", n)
+        hi = self.vector(obj["hi"], where + ".hi", n)
+        bad = np.flatnonzero(hi < lo)
+        if len(bad):
+            self.fail(f"{where}: metric {int(bad[0])} has hi < lo")
+        return lo, hi
+
+    def model(self, doc: Any) -> TunedModel:
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            self.fail(f"not a combo model file (expected \"format\": \"{FORMAT}\")",
+                      fix="give a JSON model written by `combo train`")
+        version = doc.get("format_version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            self.fail("format_version must be an integer")
+        if version != FORMAT_VERSION:
+            self.fail(f"model format_version {version} (written by combo {doc.get('combo_version', '?')}) is "
+                      f"incompatible with this combo, which reads format_version {FORMAT_VERSION}",
+                      fix="use the combo version that wrote the model, or train it again")
+        self.keys(doc, "model file", _TOP_KEYS)
+        combo_version = self.string(doc["combo_version"], "combo_version")
+        name = self.string(doc["name"], "name")
+        method = self.string(doc["method"], "method")
+        if method not in METHODS:
+            self.fail(f"unknown method {method!r}; known: {list(METHODS)}")
+        if not isinstance(doc["metrics"], list) or not doc["metrics"]:
+            self.fail("metrics must be a non-empty list")
+        entries = []
+        for k, m in enumerate(doc["metrics"]):
+            where = f"metrics[{k}]"
+            self.keys(m, where, _METRIC_KEYS)
+            if not isinstance(m["options"], dict):
+                self.fail(f"{where}.options must be an object")
+            for key, value in m["options"].items():
+                if not (value is None or isinstance(value, (str, bool)) or _is_number(value)):
+                    self.fail(f"{where}.options.{key} must be a string, number, boolean or null")
+            if not isinstance(m["higher_is_better"], bool):
+                self.fail(f"{where}.higher_is_better must be true or false")
+            entries.append(MetricEntry(self.string(m["spec"], where + ".spec"), self.string(m["name"], where + ".name"),
+                                       dict(m["options"]), self.string(m["signature"], where + ".signature"),
+                                       m["higher_is_better"]))
+        n = len(entries)
+        norm = self.keys(doc["normalisation"], "normalisation", _NORM_KEYS)
+        per = self.string(norm["per"], "normalisation.per")
+        if per not in NORMALISE:
+            self.fail(f"normalisation.per {per!r} is not one of {list(NORMALISE)}")
+        lo, hi = self.ranges({"lo": norm["lo"], "hi": norm["hi"]}, "normalisation", n)
+        if not isinstance(norm["groups"], dict):
+            self.fail("normalisation.groups must be an object")
+        groups = {}
+        for g, r in norm["groups"].items():
+            glo, ghi = self.ranges(r, f"normalisation.groups[{g!r}]", n)
+            groups[g] = {"lo": glo.tolist(), "hi": ghi.tolist()}
+        weights = self.vector(doc["weights"], "weights", n)
+        if not _is_number(doc["bias"]):
+            self.fail("bias must be a finite number")
+        if not isinstance(doc["training"], dict):
+            self.fail("training must be an object (the description of the training data)")
+        return TunedModel(entries, lo, hi, weights, float(doc["bias"]), method, name, per, groups,
+                          doc["training"], combo_version, version)
