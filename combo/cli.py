@@ -10,9 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
@@ -20,6 +18,7 @@ import click
 
 from . import __version__
 from .errors import ComboError, InputError, OptionError
+from .io.text import write_text_atomic
 
 EXAMPLE = "example"
 
@@ -60,18 +59,7 @@ def write_output(text: str, out: Optional[str]) -> None:
     if out is None:
         click.echo(text, nl=not text.endswith("\n"))
         return
-    target = Path(out)
-    if target.parent and not target.parent.exists():
-        raise InputError("output folder does not exist", str(target.parent), fix="create it first")
-    fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(target.parent or "."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomic(text, out)
 
 
 def _table(records: List[dict], fmt: str) -> str:

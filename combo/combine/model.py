@@ -29,16 +29,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 from scipy.special import expit
 
 from ..errors import InputError, OptionError
+from ..io.text import write_text_atomic
 from ..metrics.base import Metric, safe_divide
 
 FORMAT = "combo-tuned-metric"
@@ -279,19 +277,7 @@ def load_model(path) -> TunedMetric:
 
 def save_text(text: str, path) -> None:
     """Write ``text`` to ``path`` whole or not at all."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise InputError("output folder does not exist", str(folder), fix="create it first")
-    fd, tmp = tempfile.mkstemp(prefix=".combo-model-", dir=str(folder))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomic(text, path)
 
 
 # -- validation -----------------------------------------------------------------------------------

@@ -140,3 +140,22 @@ def read_table(path: PathLike, header: Optional[Sequence[str]] = None, *, count:
     for lineno, line in enumerate(lines[1:], 2):
         rows.append((lineno, split_fields(line, lineno, path, count=count, min_count=min_count)))
     return head, rows
+
+
+def write_text_atomic(text: str, path) -> None:
+    """Write ``text`` (UTF-8, LF) to ``path`` whole or not at all: a temporary file renamed into place."""
+    import tempfile
+
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError("output folder does not exist", str(folder), fix="create it first")
+    fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
