@@ -12,7 +12,7 @@ from combo.combine.ulc import ulc
 from combo.errors import InputError
 from combo.evaluate import MetaEvaluator
 from combo.scoring import reference_scores, score_testbed
-from combo.testbed import Preference, Score, Segment, Testbed
+from combo.testbed import Score, Segment, Testbed
 
 REFS = ["a cat sat on the mat", "the cat is on a mat", "a cat was sitting on the mat", "on the mat sat a cat"]
 

@@ -4,15 +4,10 @@ from collections import defaultdict
 
 import pytest
 
-from combo.errors import InputError, OptionError
+from combo.errors import OptionError
 from combo.io.dstc7 import copy_key, read_dstc7
 from combo.testbed import Score
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
+from testutil import input_error as _error, write_text as _w
 
 
 def test_real_dstc7(data):
@@ -70,11 +65,6 @@ def test_copy_key():
 
 
 # -- small files -------------------------------------------------------------------------
-def _w(path, text):
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 @pytest.fixture
 def toy(tmp_path):
     _w(tmp_path / "dstc7-task2-context.tsv", "InstanceID\tDepth\tContext\nq1\t2\tctx one\nq2\t3\tctx two\n"

@@ -2,20 +2,10 @@
 
 import pytest
 
-from combo.errors import InputError, OptionError
+from combo.errors import OptionError
 from combo.io.flickr8k import read_flickr8k
 from combo.testbed import Score
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
-
-
-def _w(path, text):
-    path.write_text(text, encoding="utf-8")
-    return path
+from testutil import input_error as _error, write_text as _w
 
 
 def test_real_expert_protocol(data):

@@ -4,16 +4,10 @@ import json
 
 import pytest
 
-from combo.errors import InputError
 from combo.io import (load_testbed, mutt_testbed, read_dstc7, read_flickr8k, read_jsonl, read_mutt, read_sick,
                       read_wmt12, write_jsonl)
 from combo.testbed import Preference, Score, Segment, Testbed
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
+from testutil import input_error as _error
 
 
 def _toy() -> Testbed:

@@ -7,22 +7,10 @@ human-scores/<lp>.<name>.<level>.score with whitespace-separated "SYSTEM SCORE" 
 
 import pytest
 
-from combo.errors import InputError
 from combo.io import load_testbed
 from combo.io.mtme import read_mtme
 from combo.testbed import Score
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
-
-
-def _w(path, text):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from testutil import input_error as _error, write_text as _w
 
 
 @pytest.fixture

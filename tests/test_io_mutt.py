@@ -1,18 +1,11 @@
 """combo.io.mutt: MUTT corruption trials (Boag et al. 2016)."""
 
-import pytest
 
-from combo.errors import InputError
 from combo.io.mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, read_mutt, read_mutt_file
+from testutil import input_error as _error
 
 COUNTS = {"det_sub": 150, "near_syms": 515, "neg_subj": 543, "neg_verb": 339, "passive": 304,
           "sem_opps": 619, "shuffled": 19}
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
 
 
 def test_real_mutt(data):

@@ -2,15 +2,9 @@
 
 import pytest
 
-from combo.errors import InputError
 from combo.io.plain import names_from_paths, read_plain, read_plain_dir
 from combo.testbed import Score
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
+from testutil import input_error as _error
 
 
 def _write(path, text: str, raw: bytes = None):

@@ -2,19 +2,13 @@
 
 import pytest
 
-from combo.errors import InputError
 from combo.io.sick import read_sick
 from combo.testbed import Score
+from testutil import input_error as _error
 
 HEADER = ("pair_ID\tsentence_A\tsentence_B\tentailment_label\trelatedness_score\tentailment_AB\t"
           "entailment_BA\tsentence_A_original\tsentence_B_original\tsentence_A_dataset\tsentence_B_dataset\t"
           "SemEval_set")
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
 
 
 def test_real_sick(data):

@@ -1,17 +1,7 @@
 """combo.io.text: safe line reading (missing, empty, invalid UTF-8, BOM, CRLF) and field parsing."""
 
-import time
-
-import pytest
-
-from combo.errors import InputError
 from combo.io.text import parse_float, parse_int, read_lines, read_table, split_fields
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
+from testutil import input_error as _error
 
 
 def test_lines_trailing_newline_and_empty_lines(tmp_path):
@@ -110,12 +100,9 @@ def test_read_table_header_and_fields(tmp_path):
     assert _error(read_table, p, ("a", "b"), count=2).line == 3
 
 
-def test_read_lines_is_fast_on_real_files(data):
+def test_read_lines_on_real_files(data):
     # The WMT12 de-en outputs: 16 files x 3,003 lines; the DSTC7 gold file is ~4 MB.
     files = sorted((data / "wmt12" / "plain" / "system-outputs" / "newstest2012" / "de-en").iterdir())
-    start = time.perf_counter()
     total = sum(len(read_lines(f)) for f in files)
     total_gold = len(read_lines(data / "dstc7" / "dstc7-task2-gold_responses.tsv"))
-    elapsed = time.perf_counter() - start
     assert total == 16 * 3003 and total_gold == 1001
-    assert elapsed < 2.0, elapsed

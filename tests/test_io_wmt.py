@@ -2,25 +2,13 @@
 
 import pytest
 
-from combo.errors import InputError
 from combo.io.wmt import (WMT12_INTO_ENGLISH, WMT12_NON_TIE_PAIRS, read_wmt12, read_wmt12_into_english)
 from combo.testbed import Preference
+from testutil import input_error as _error, write_text as _w
 
 HEADER = ("srclang,trglang,srcIndex,documentId,segmentId,judgeId,system1Number,system1Id,system2Number,"
           "system2Id,system3Number,system3Id,system4Number,system4Id,system5Number,system5Id,"
           "system1rank,system2rank,system3rank,system4rank,system5rank")
-
-
-def _error(fn, *args, **kwargs) -> InputError:
-    with pytest.raises(InputError) as info:
-        fn(*args, **kwargs)
-    return info.value
-
-
-def _w(path, text):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture
