@@ -164,7 +164,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
     from .combine.queen import min_references
     from .evaluate import LIKENESS
-    from .scoring import reference_scores, score_testbed
+    from .scoring import score_testbed, score_with_references
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
     explicit = bool(metrics)
@@ -188,9 +188,11 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     progress = not quiet and sys.stderr.isatty()
-    table = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)
-    refs = reference_scores(tb, table, specs, max_refs=max_refs, seed=seed, jobs=jobs, cache_dir=cache) \
-        if needs_refs else None
+    if needs_refs:
+        table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
+                                            cache_dir=cache)
+    else:
+        table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache), None
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
     return tb, table, refs, notes

@@ -119,13 +119,54 @@ def _rows_of(testbed: Testbed, systems: Sequence[str]):
     return hyps, row_refs, row_weights, np.asarray(row_system, dtype=np.int64), np.asarray(row_segment, dtype=np.int64)
 
 
-def _score_one(metric: Metric, rows: Rows, row_system: np.ndarray, n_systems: int):
-    stats = metric.rows_statistics(rows)
-    seg = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(len(row_system))
-    sums = np.zeros((n_systems, stats.shape[1]))
-    np.add.at(sums, row_system, stats)
-    sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
-    return seg, sysv
+def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], row_system: np.ndarray,
+                  n_systems: int, pairs: Optional[tuple] = None) -> dict:
+    """One analysis of ``texts``; from it the rows' segment and system scores and/or the pairs' scores.
+
+    ``rows`` index a prefix of ``texts``; ``pairs`` is ``(left, right)`` text ids.
+    """
+    metric.check_resources()
+    analysis = metric.analyse(list(texts))
+    out = {}
+    if rows is not None:
+        stats = metric.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
+        seg = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(len(row_system))
+        sums = np.zeros((n_systems, stats.shape[1]))
+        np.add.at(sums, row_system, stats)
+        sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
+        out["rows"] = (seg, sysv)
+    if pairs is not None:
+        out["pairs"] = (metric.pairwise_scores(texts, pairs[0], pairs[1], analysis=analysis),)
+    return out
+
+
+def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
+    """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1``."""
+    if jobs != 1 and len(tasks) > 1:
+        from joblib import Parallel, delayed
+
+        return Parallel(n_jobs=jobs)(delayed(_score_metric)(*t) for t in tasks)
+    it = tasks
+    if progress and tasks:
+        from tqdm import tqdm
+
+        it = tqdm(tasks, desc="metrics", unit="metric", leave=False)
+    return [_score_metric(*t) for t in it]
+
+
+def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results) -> "ScoreTable":
+    return ScoreTable(
+        metrics=[_display_name(m, metrics[i]) for i, m in enumerate(instances)],
+        signatures=[m.signature for m in instances],
+        higher_is_better=[m.higher_is_better for m in instances],
+        systems=systems,
+        segment_ids=[s.id for s in testbed.segments],
+        row_system=row_system,
+        row_segment=row_segment,
+        segment=np.vstack([r[0] for r in results]) if results else np.zeros((0, len(row_system))),
+        system=np.vstack([r[1] for r in results]) if results else np.zeros((0, len(systems))),
+        testbed=testbed.name,
+    )
 
 
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
@@ -145,33 +186,11 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
     results: List[Optional[tuple]] = [cache.get(m) for m in instances]
     todo = [k for k, r in enumerate(results) if r is None]
-    if jobs != 1 and len(todo) > 1:
-        from joblib import Parallel, delayed
-
-        fresh = Parallel(n_jobs=jobs)(delayed(_score_one)(instances[k], rows, row_system, n_sys) for k in todo)
-    else:
-        it = todo
-        if progress and todo:
-            from tqdm import tqdm
-
-            it = tqdm(todo, desc="metrics", unit="metric", leave=False)
-        fresh = [_score_one(instances[k], rows, row_system, n_sys) for k in it]
+    fresh = _run([(instances[k], rows.texts, rows, row_system, n_sys) for k in todo], jobs, progress)
     for k, r in zip(todo, fresh):
-        results[k] = r
-        cache.put(instances[k], r)
-    names = [_display_name(m, metrics[i]) for i, m in enumerate(instances)]
-    return ScoreTable(
-        metrics=names,
-        signatures=[m.signature for m in instances],
-        higher_is_better=[m.higher_is_better for m in instances],
-        systems=systems,
-        segment_ids=[s.id for s in testbed.segments],
-        row_system=row_system,
-        row_segment=row_segment,
-        segment=np.vstack([r[0] for r in results]) if results else np.zeros((0, len(hyps))),
-        system=np.vstack([r[1] for r in results]) if results else np.zeros((0, n_sys)),
-        testbed=testbed.name,
-    )
+        results[k] = r["rows"]
+        cache.put(instances[k], r["rows"])
+    return _table(testbed, metrics, instances, systems, row_system, row_segment, results)
 
 
 def _display_name(metric: Metric, given: MetricLike) -> str:
@@ -281,31 +300,30 @@ class ReferenceScores:
                        info["max_refs"], info["seed"], info["capped_segments"])
 
 
-def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[MetricLike],
-                     max_refs: Optional[int] = None, seed: int = 0, jobs: int = 1,
-                     cache_dir=None) -> ReferenceScores:
-    """Score every candidate against each single reference, and every reference against the others.
+@dataclass
+class _PairPlan:
+    """Which text pairs QUEEN and KING need, as ids into a TextIndex, and how to cut them per segment."""
 
-    Each metric analyses the distinct texts once and scores all pairs from
-    that analysis. With ``max_refs``, a segment with more references keeps a
-    uniform random sample of ``max_refs`` of them (``numpy.random.default_rng(seed)``,
-    drawn segment by segment in order): an unbiased estimator of QUEEN's
-    probabilities over reference triples, exact when no segment is capped.
-    """
-    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    left: np.ndarray
+    right: np.ndarray
+    order: np.ndarray
+    row_ptr: np.ndarray
+    ref_index: List[np.ndarray]
+    cr_ptr: np.ndarray
+    rr_ptr: np.ndarray
+    capped: int
+
+
+def _pair_plan(testbed: Testbed, systems: Sequence[str], row_system: np.ndarray, row_segment: np.ndarray,
+               tid: TextIndex, max_refs: Optional[int], seed: int) -> _PairPlan:
     rng = np.random.default_rng(seed)
     n_seg = len(testbed.segments)
-    order = np.lexsort((table.row_system, table.row_segment))
-    row_ptr = np.searchsorted(table.row_segment[order], np.arange(n_seg + 1), side="left")
-    tid = TextIndex()
-    texts = tid.texts
-    cand_text = np.array([tid(testbed.candidates[table.systems[s]][table.row_segment[k]])
-                          for k, s in enumerate(table.row_system)], dtype=np.int64)
+    order = np.lexsort((row_system, row_segment))
+    row_ptr = np.searchsorted(row_segment[order], np.arange(n_seg + 1), side="left")
+    cand_text = np.array([tid(testbed.candidates[systems[s]][row_segment[k]]) for k, s in enumerate(row_system)],
+                         dtype=np.int64)
     ref_index: List[np.ndarray] = []
-    left_cr: List[np.ndarray] = []
-    right_cr: List[np.ndarray] = []
-    left_rr: List[np.ndarray] = []
-    right_rr: List[np.ndarray] = []
+    left_cr, right_cr, left_rr, right_rr = [], [], [], []
     cr_ptr, rr_ptr = [0], [0]
     capped = 0
     for i, seg in enumerate(testbed.segments):
@@ -323,33 +341,78 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
         right_rr.append(np.tile(ref_ids, len(ref_ids)))
         cr_ptr.append(cr_ptr[-1] + len(rows) * len(ref_ids))
         rr_ptr.append(rr_ptr[-1] + len(ref_ids) ** 2)
-    left = np.concatenate(left_cr + left_rr) if n_seg else np.zeros(0, np.int64)
-    right = np.concatenate(right_cr + right_rr) if n_seg else np.zeros(0, np.int64)
-    n_cr = cr_ptr[-1]
+    empty = np.zeros(0, np.int64)
+    left = np.concatenate(left_cr + left_rr) if n_seg else empty
+    right = np.concatenate(right_cr + right_rr) if n_seg else empty
+    return _PairPlan(left, right, order, np.asarray(row_ptr, dtype=np.int64), ref_index,
+                     np.asarray(cr_ptr, dtype=np.int64), np.asarray(rr_ptr, dtype=np.int64), capped)
 
-    def one(metric: Metric) -> np.ndarray:
-        metric.check_resources()
-        return metric.pairwise_scores(texts, left, right)
 
-    cache = _Cache(cache_dir, _fingerprint(texts, left, right), "pairs")
-    values: List[Optional[np.ndarray]] = []
-    for m in instances:
-        hit = cache.get(m)
-        values.append(None if hit is None else hit[0])
-    todo = [k for k, v in enumerate(values) if v is None]
-    if jobs != 1 and len(todo) > 1:
-        from joblib import Parallel, delayed
-
-        fresh = Parallel(n_jobs=jobs)(delayed(one)(instances[k]) for k in todo)
-    else:
-        fresh = [one(instances[k]) for k in todo]
-    for k, v in zip(todo, fresh):
-        values[k] = v
-        cache.put(instances[k], (v,))
-    values = np.vstack(values) if values else np.zeros((0, len(left)))
+def _reference_table(plan: _PairPlan, metrics, instances, values, max_refs, seed) -> ReferenceScores:
+    values = np.vstack(values) if values else np.zeros((0, len(plan.left)))
+    n_cr = plan.cr_ptr[-1]
     return ReferenceScores(
         metrics=[_display_name(m, metrics[i]) for i, m in enumerate(instances)],
-        signatures=[m.signature for m in instances], row_ptr=np.asarray(row_ptr, dtype=np.int64),
-        row_order=order, ref_index=ref_index, cand_ref_ptr=np.asarray(cr_ptr, dtype=np.int64),
-        cand_ref_values=values[:, :n_cr], ref_ref_ptr=np.asarray(rr_ptr, dtype=np.int64),
-        ref_ref_values=values[:, n_cr:], max_refs=max_refs, seed=seed, capped_segments=capped)
+        signatures=[m.signature for m in instances], row_ptr=plan.row_ptr, row_order=plan.order,
+        ref_index=plan.ref_index, cand_ref_ptr=plan.cr_ptr, cand_ref_values=values[:, :n_cr],
+        ref_ref_ptr=plan.rr_ptr, ref_ref_values=values[:, n_cr:], max_refs=max_refs, seed=seed,
+        capped_segments=plan.capped)
+
+
+def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[MetricLike],
+                     max_refs: Optional[int] = None, seed: int = 0, jobs: int = 1,
+                     cache_dir=None) -> ReferenceScores:
+    """Score every candidate against each single reference, and every reference against the others.
+
+    Each metric analyses the distinct texts once and scores all pairs from
+    that analysis. With ``max_refs``, a segment with more references keeps a
+    uniform random sample of ``max_refs`` of them (``numpy.random.default_rng(seed)``,
+    drawn segment by segment in order): an unbiased estimator of QUEEN's
+    probabilities over reference triples, exact when no segment is capped.
+    (:func:`score_with_references` gives the table and these scores from one
+    analysis per metric.)
+    """
+    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    tid = TextIndex()
+    plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
+    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
+    values: List[Optional[np.ndarray]] = [None if (hit := cache.get(m)) is None else hit[0] for m in instances]
+    todo = [k for k, v in enumerate(values) if v is None]
+    no_rows = np.zeros(0, np.int64)
+    fresh = _run([(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right)) for k in todo], jobs, False)
+    for k, r in zip(todo, fresh):
+        values[k] = r["pairs"][0]
+        cache.put(instances[k], r["pairs"])
+    return _reference_table(plan, metrics, instances, values, max_refs, seed)
+
+
+def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_refs: Optional[int] = None,
+                          seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None):
+    """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric."""
+    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    for m in instances:
+        m.check_resources()
+    systems = list(testbed.systems)
+    hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
+    rows = Rows.build(hyps, refs, weights)
+    tid = TextIndex()
+    for text in rows.texts:  # the rows' ids stay valid: their texts come first
+        tid(text)
+    plan = _pair_plan(testbed, systems, row_system, row_segment, tid, max_refs, seed)
+    n_sys = len(systems)
+    row_cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
+    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
+    row_results = [row_cache.get(m) for m in instances]
+    pair_results = [pair_cache.get(m) for m in instances]
+    todo = [k for k in range(len(instances)) if row_results[k] is None or pair_results[k] is None]
+    tasks = [(instances[k], tid.texts, rows if row_results[k] is None else None, row_system, n_sys,
+              (plan.left, plan.right) if pair_results[k] is None else None) for k in todo]
+    for k, r in zip(todo, _run(tasks, jobs, progress)):
+        if "rows" in r:
+            row_results[k] = r["rows"]
+            row_cache.put(instances[k], r["rows"])
+        if "pairs" in r:
+            pair_results[k] = r["pairs"]
+            pair_cache.put(instances[k], r["pairs"])
+    table = _table(testbed, metrics, instances, systems, row_system, row_segment, row_results)
+    return table, _reference_table(plan, metrics, instances, [p[0] for p in pair_results], max_refs, seed)

@@ -37,3 +37,21 @@ def test_capped_references_are_a_seeded_sample():
     assert all(len(k) == 3 for k in a.ref_index)
     assert all(np.array_equal(x, y) for x, y in zip(a.ref_index, b.ref_index))
     np.testing.assert_array_equal(a.ref_ref_values, b.ref_ref_values)
+
+
+def test_one_analysis_gives_the_same_table_and_reference_scores(tmp_path):
+    from combo.scoring import score_with_references
+
+    tb = combo.load_testbed(example_path())
+    metrics = ["bleu", "chrf", "ter"]
+    table, refs = score_with_references(tb, metrics, max_refs=4, seed=3, cache_dir=tmp_path)
+    want_table = score_testbed(tb, metrics)
+    want_refs = reference_scores(tb, want_table, metrics, max_refs=4, seed=3)
+    np.testing.assert_array_equal(table.segment, want_table.segment)
+    np.testing.assert_array_equal(table.system, want_table.system)
+    np.testing.assert_array_equal(refs.cand_ref_values, want_refs.cand_ref_values)
+    np.testing.assert_array_equal(refs.ref_ref_values, want_refs.ref_ref_values)
+    assert all(np.array_equal(a, b) for a, b in zip(refs.ref_index, want_refs.ref_index))
+    again, again_refs = score_with_references(tb, metrics, max_refs=4, seed=3, cache_dir=tmp_path)  # from cache
+    np.testing.assert_array_equal(again.segment, table.segment)
+    np.testing.assert_array_equal(again_refs.ref_ref_values, refs.ref_ref_values)
