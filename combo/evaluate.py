@@ -20,7 +20,7 @@ from .combine.queen import min_references, queen_segments
 from .combine.search import SearchResult, search
 from .combine.ulc import mean_rank, ulc
 from .errors import InputError, OptionError
-from .meta.correlation import correlate, correlation_values
+from .meta.correlation import ValueResult, correlate, correlation_values
 from .meta.likeness import king, orange
 from .meta.pairwise import (PreferencePairs, pair_scores, pairs_from_scores, pairwise_accuracy_with_ties,
                             pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
@@ -35,7 +35,7 @@ DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
 
 
 @dataclass
-class Quality:
+class Quality(ValueResult):
     """One criterion's value for a metric set, with what a reader needs to trust it."""
 
     value: float
@@ -47,10 +47,6 @@ class Quality:
     low: float = float("nan")  # bootstrap confidence interval, when asked for
     high: float = float("nan")
     units: Optional[Tuple[np.ndarray, ...]] = field(default=None, repr=False)  # what the bootstrap resamples
-
-    @property
-    def defined(self) -> bool:
-        return bool(np.isfinite(self.value))
 
     def __str__(self) -> str:
         if not self.defined:

@@ -46,8 +46,21 @@ _PAIRWISE_MAX_MEMBERS = 96        # Kendall by explicit pairs up to this group s
 _CHUNK_ELEMENTS = 4_000_000       # bound on temporary array sizes
 
 
+class ValueResult:
+    """Shared by the result types: ``defined`` (a finite value) and ``float(result)``."""
+
+    value: float
+
+    @property
+    def defined(self) -> bool:
+        return bool(np.isfinite(self.value))
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
 @dataclass(frozen=True)
-class CorrelationResult:
+class CorrelationResult(ValueResult):
     """A correlation with its accounting: what was used, what was skipped and why."""
 
     value: float
@@ -59,10 +72,6 @@ class CorrelationResult:
     n_too_few: int = 0       # groups skipped with a single judged entry
     n_empty: int = 0         # groups with no judged entry (not counted as skipped)
     n_zeroed: int = 0        # constant groups counted as 0 (undefined="zero")
-
-    @property
-    def defined(self) -> bool:
-        return bool(np.isfinite(self.value))
 
     @property
     def n_skipped(self) -> int:
@@ -80,9 +89,6 @@ class CorrelationResult:
         if self.n_constant or self.n_too_few:
             return f"every group undefined: {self.n_constant} constant, {self.n_too_few} with < 2 entries"
         return "no judged entries"
-
-    def __float__(self) -> float:
-        return float(self.value)
 
     def __str__(self) -> str:
         text = f"{self.value:.3f}" if self.defined else f"undefined ({self.reason})"

@@ -44,6 +44,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ..errors import InputError, OptionError
+from .correlation import ValueResult
 
 # metric-tie coefficient: -1 discordant, None excluded, 0 counted in the denominator only
 VARIANTS = {"wmt12": "discordant", "wmt13": "excluded", "wmt14": "counted", "darr": "discordant"}
@@ -69,7 +70,7 @@ class PreferencePairs:
 
 
 @dataclass(frozen=True)
-class KendallLikeResult:
+class KendallLikeResult(ValueResult):
     """WMT Kendall-like tau and its pair counts."""
 
     value: float
@@ -84,19 +85,12 @@ class KendallLikeResult:
     def n_used(self) -> int:
         return self.concordant + self.discordant + (0 if self.ties == "excluded" else self.metric_ties)
 
-    @property
-    def defined(self) -> bool:
-        return bool(np.isfinite(self.value))
-
-    def __float__(self) -> float:
-        return float(self.value)
-
     def __str__(self) -> str:
         return f"{self.value:.3f}" if self.defined else "undefined (no usable pairs)"
 
 
 @dataclass(frozen=True)
-class TieAccuracyResult:
+class TieAccuracyResult(ValueResult):
     """Pairwise accuracy with ties (acc_eq) and the epsilon it used."""
 
     value: float
@@ -104,13 +98,6 @@ class TieAccuracyResult:
     n_pairs: int
     n_groups: int
     calibrated: bool
-
-    @property
-    def defined(self) -> bool:
-        return bool(np.isfinite(self.value))
-
-    def __float__(self) -> float:
-        return float(self.value)
 
     def __str__(self) -> str:
         if not self.defined:
