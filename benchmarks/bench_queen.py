@@ -138,37 +138,20 @@ def estimator_report(label, segments, caps, seeds):
 
 def dstc7_segments(data: Path, lo: int, hi: int, limit: int):
     """DSTC7 segments with lo..hi references, the 9 automatic systems as candidates, chrF and ROUGE-L."""
-    import combo
     from combo.io.dstc7 import read_dstc7
+    from combo.scoring import score_with_references
 
     tb = read_dstc7(data / "dstc7")
     systems = [s for s in tb.systems if s != "Human"]
     ids = [i for i, seg in enumerate(tb.segments)
            if lo <= len(seg.references) <= hi and all(i in tb.candidates[s] for s in systems)][:limit]
-    texts, index, left, right, plan = [], {}, [], [], []
-
-    def tid(text):
-        if text not in index:
-            index[text] = len(texts)
-            texts.append(text)
-        return index[text]
-
-    for i in ids:
-        refs = [tid(r) for r in tb.segments[i].references]
-        cands = [tid(tb.candidates[s][i]) for s in systems]
-        plan.append((len(left), len(cands), len(refs)))
-        for c in cands + refs:
-            left.extend([c] * len(refs))
-            right.extend(refs)
+    sub = tb.subset(ids)
+    sub.candidates = {s: sub.candidates[s] for s in systems}
     t0 = time.perf_counter()
-    values = np.stack([combo.get_metric(name).pairwise_scores(texts, np.array(left), np.array(right))
-                       for name in ("chrf", "rouge-l")])
-    print(f"(DSTC7: scored {len(left):,} text pairs with chrF and ROUGE-L in {time.perf_counter() - t0:.1f} s)\n")
-    segments = []
-    for start, a, n in plan:
-        block = values[:, start:start + (a + n) * n].reshape(2, a + n, n)
-        segments.append((block[:, :a], block[:, a:]))
-    return segments
+    _, refs = score_with_references(sub, ["chrf", "rouge-l"])
+    print(f"(DSTC7: scored {len(refs.cand_ref_values[0]) + len(refs.ref_ref_values[0]):,} text pairs "
+          f"with chrF and ROUGE-L in {time.perf_counter() - t0:.1f} s)\n")
+    return [(refs.cand_ref(i), refs.ref_ref(i)) for i in range(len(sub.segments))]
 
 
 def main():

@@ -298,35 +298,13 @@ def test_bitset_path_with_the_table_popcount(monkeypatch):
 
 
 def dstc7_arrays(testbed, segment_ids, metric_names, systems):
-    """x(a, r) and x(r_i, r_j) per segment from one pairwise_scores call per metric."""
-    import combo
+    """x(a, r) and x(r_i, r_j) per segment (ids in increasing order), from one analysis per metric."""
+    from combo.scoring import score_with_references
 
-    texts, index, left, right, plan = [], {}, [], [], []
-
-    def tid(text):
-        if text not in index:
-            index[text] = len(texts)
-            texts.append(text)
-        return index[text]
-
-    for i in segment_ids:
-        refs = [tid(r) for r in testbed.segments[i].references]
-        cands = [tid(testbed.candidates[s][i]) for s in systems]
-        start = len(left)
-        for c in cands:
-            left.extend([c] * len(refs))
-            right.extend(refs)
-        for r in refs:
-            left.extend([r] * len(refs))
-            right.extend(refs)
-        plan.append((start, len(cands), len(refs)))
-    values = np.stack([combo.get_metric(m).pairwise_scores(texts, np.array(left), np.array(right))
-                       for m in metric_names])
-    out = []
-    for start, a, n in plan:
-        out.append((values[:, start:start + a * n].reshape(-1, a, n),
-                    values[:, start + a * n:start + a * n + n * n].reshape(-1, n, n)))
-    return out
+    sub = testbed.subset(segment_ids)
+    sub.candidates = {s: sub.candidates[s] for s in systems}
+    _, refs = score_with_references(sub, list(metric_names))
+    return [(refs.cand_ref(i), refs.ref_ref(i)) for i in range(len(sub.segments))]
 
 
 def test_fast_equals_enumeration_on_real_dstc7_scores(data):
