@@ -1,6 +1,7 @@
 """Shared test fixtures: the real data in ``../shared/data`` (or ``$COMBO_DATA_DIR``)."""
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ def data_dir() -> Path:
 
 DATA = data_dir()
 os.environ.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
+# Analysis layers cache on disk; tests use a fresh folder of their own, never ~/.cache.
+os.environ["COMBO_CACHE_DIR"] = tempfile.mkdtemp(prefix="combo-test-cache-")
 
 
 @pytest.fixture(scope="session")

