@@ -43,8 +43,22 @@ def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = 
     return load_testbed(path, **kwargs)
 
 
+def _supply_trees(ctx, param, values) -> None:
+    """``--trees KIND TEXTS TREES``: attach parses from any parser to the texts they parse."""
+    from .features.layers import supply_tree_files
+
+    for kind, texts, trees in values:
+        supply_tree_files(kind, texts, trees)
+
+
 def testbed_options(func):
     """The options every command that reads a test bed shares."""
+    func = click.option("--trees", type=(click.Choice(["constituents", "dependencies", "discourse"]),
+                                         click.Path(dir_okay=False), click.Path(dir_okay=False)),
+                        multiple=True, expose_value=False, callback=_supply_trees,
+                        metavar="KIND TEXTS TREES",
+                        help="Trees from any parser for the lines of TEXTS (a hypothesis or reference file): "
+                             "Penn bracketed one per line, or CoNLL-U (.conllu). Repeatable.")(func)
     func = click.option("--testbed-option", "testbed_options", multiple=True, metavar="KEY=VALUE",
                         help="Option for the test-bed reader (e.g. judgments=crowd), repeatable.")(func)
     func = click.option("--lp", default=None, help="Language pair, for folders holding several (e.g. de-en).")(func)
