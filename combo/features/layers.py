@@ -25,11 +25,13 @@ with :func:`supply_trees` and read back with :func:`supplied_trees`.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 import sqlite3
 import threading
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -295,10 +297,15 @@ class _DiskCache:
         except (OSError, sqlite3.Error):
             return found  # an unusable cache folder only costs time
         try:
-            for start in range(0, len(keys), 900):
-                chunk = keys[start:start + 900]
-                marks = ",".join("?" * len(chunk))
-                found.update(con.execute(f"SELECT k, v FROM {self.table} WHERE k IN ({marks})", chunk))
+            stored = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]
+            if len(keys) * 4 >= stored:  # most of the table is wanted: one scan beats many lookups
+                wanted = set(keys)
+                found.update(kv for kv in con.execute(f"SELECT k, v FROM {self.table}") if kv[0] in wanted)
+            else:
+                for start in range(0, len(keys), 900):
+                    chunk = keys[start:start + 900]
+                    marks = ",".join("?" * len(chunk))
+                    found.update(con.execute(f"SELECT k, v FROM {self.table} WHERE k IN ({marks})", chunk))
         except sqlite3.Error:
             return {}
         finally:
@@ -313,6 +320,18 @@ class _DiskCache:
             con.close()
         except (OSError, sqlite3.Error):
             pass  # the analysis is still returned; only the cache entry is lost
+
+
+@contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector (the values made here hold no reference cycles)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None) -> list:
@@ -338,7 +357,8 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
                 disk.put(new)
             if progress is not None:
                 progress(len(batch))
-        decoded = {t: layer.decode(stored[k]) for k, t in zip(keys, todo)}
+        with _no_gc():  # decoding allocates many small tuples: the cyclic GC only slows it down
+            decoded = {t: layer.decode(stored[k]) for k, t in zip(keys, todo)}
         with _lock:
             memo.update(decoded)
     return [memo[t] for t in texts]
