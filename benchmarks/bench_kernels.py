@@ -1,11 +1,10 @@
 """Fast against naive tree kernels on real sentences, in one run, as time ratios.
 
-Trees: WMT12 de-en (newstest2012), the reference and the system outputs, each
-sentence tokenised (13a) and given a deterministic shallow parse by a small
-rule (closed-class word lists and suffixes for POS, BIO chunks NP / VP / PP /
-ADVP, punctuation and conjunctions outside chunks), then built with
-``from_chunks`` (sentence -> chunk -> POS -> word). No parser is needed, and
-the trees have the size and shape of real shallow parses.
+Trees: WMT12 de-en (newstest2012), the reference and the system outputs,
+each sentence parsed by the ``shallow`` layer (Pattern's tagger and chunker)
+and built with ``from_chunks`` (sentence -> chunk -> POS -> word), or with
+``--trees dependencies`` by spaCy and built with ``from_dependencies``.
+Parses come from the analysis cache (``$COMBO_CACHE_DIR``) when present.
 
 Each system's tree of a segment is scored against the reference tree:
 
@@ -19,7 +18,7 @@ all three giving normalised scores, each distinct tree's K(t, t) computed once.
 Values must agree to 1e-9. Then PTK (``TreeKernel.pairs``) and the tree edit
 distance (ours against ``zss``, same distances) on a few pairs.
 
-    python benchmarks/bench_kernels.py [--data ../shared/data] [--systems 16] [--repeat 3]
+    python benchmarks/bench_kernels.py [--data ../shared/data] [--systems 16] [--repeat 3] [--trees chunks]
 """
 
 from __future__ import annotations
@@ -36,71 +35,23 @@ sys.path.insert(0, str(ROOT))
 
 from combo.features.kernels import (  # noqa: E402
     TreeKernel, sst, sst_naive, st, st_naive, tree_edit_distance)
-from combo.features.tokenize import tokenize_13a  # noqa: E402
-from combo.features.trees import from_chunks  # noqa: E402
+from combo.features.layers import annotate  # noqa: E402
+from combo.features.trees import from_chunks, from_dependencies  # noqa: E402
 
-_DET = set("the a an this that these those its his her their our my your some any no every each "
-           "all both another such".split())
-_PREP = set("of in to for on with at by from as into about after over between through during "
-            "before under against without within since than up out around like per".split())
-_CONJ = set("and or but nor".split())
-_PRON = set("i you he she it we they him them us me who which what".split())
-_AUX = set("is are was were be been being has have had will would can could should may might "
-           "must do does did not n't 's".split())
-_ADJ_SUFFIX = ("ous", "ful", "ive", "able", "ible", "al", "ic", "ish", "less")
-
-
-def rule_pos(token: str, first: bool) -> str:
-    low = token.lower()
-    if not any(ch.isalnum() for ch in token):
-        return token if token in ",.:;?!" else "SYM"
-    if token.replace(".", "").replace(",", "").isdigit():
-        return "CD"
-    for words, tag in ((_DET, "DT"), (_PREP, "IN"), (_CONJ, "CC"), (_PRON, "PRP"), (_AUX, "MD")):
-        if low in words:
-            return tag
-    if low.endswith("ly"):
-        return "RB"
-    if low.endswith("ing"):
-        return "VBG"
-    if low.endswith("ed"):
-        return "VBD"
-    if token[0].isupper() and not first:
-        return "NNP"
-    if low.endswith(_ADJ_SUFFIX):
-        return "JJ"
-    return "NNS" if low.endswith("s") else "NN"
-
-
-_CHUNK_OF = {"DT": "NP", "CD": "NP", "PRP": "NP", "NN": "NP", "NNS": "NP", "NNP": "NP",
-             "JJ": "NP", "MD": "VP", "VBD": "VP", "VBG": "VP", "IN": "PP", "RB": "ADVP"}
-
-
-def rule_shallow_tree(sentence: str):
-    """Deterministic shallow parse tree of one sentence (see the module docstring)."""
-    words = tokenize_13a(sentence).split()
-    pos = [rule_pos(w, k == 0) for k, w in enumerate(words)]
-    chunks, previous = [], None
-    for tag in pos:
-        kind = _CHUNK_OF.get(tag)
-        if kind is None:
-            chunks.append("O")
-        else:
-            # a determiner always opens a new NP; otherwise continue a chunk of the same kind
-            chunks.append(("I-" if kind == previous and tag != "DT" else "B-") + kind)
-        previous = kind
-    return from_chunks(words, pos, chunks)
-
-
-def load_trees(data: Path, segments: int, systems: int):
-    """Reference trees and, per system, output trees of WMT12 de-en."""
+def load_trees(data: Path, segments: int, systems: int, kind: str = "chunks"):
+    """Reference trees and, per system, output trees of WMT12 de-en, from real parses."""
     plain = data / "wmt12" / "plain"
-    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")
+    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")[:segments]
     outputs = {}
     for f in sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir())[:systems]:
         outputs[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:segments]
-    refs = [rule_shallow_tree(s) for s in ref[:segments]]
-    return refs, {name: [rule_shallow_tree(s) for s in lines] for name, lines in outputs.items()}
+    texts = list(dict.fromkeys(ref + [line for lines in outputs.values() for line in lines]))
+    if kind == "chunks":
+        trees = [from_chunks(p.words, p.pos, p.chunks) for p in annotate("shallow", texts)]
+    else:
+        trees = [from_dependencies(d.words, d.heads, d.relations, d.tags) for d in annotate("dependencies", texts)]
+    tree_of = dict(zip(texts, trees))
+    return [tree_of[s] for s in ref], {name: [tree_of[s] for s in lines] for name, lines in outputs.items()}
 
 
 def timed(fn, repeat: int = 1):
@@ -137,8 +88,10 @@ def main() -> None:
     parser.add_argument("--lambda", dest="lam", type=float, default=0.4)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--ted-pairs", type=int, default=300)
+    parser.add_argument("--trees", choices=["chunks", "dependencies"], default="chunks",
+                        help="Pattern shallow-parse trees (default) or spaCy dependency trees")
     args = parser.parse_args()
-    t_build, (refs, systems) = timed(lambda: load_trees(args.data, args.segments, args.systems))
+    t_build, (refs, systems) = timed(lambda: load_trees(args.data, args.segments, args.systems, args.trees))
     hyps = [t for lines in systems.values() for t in lines]
     refs_all = refs * len(systems)
     t_index, _ = timed(lambda: [t.index.packed() for t in set(refs + hyps)])
@@ -175,8 +128,10 @@ def main() -> None:
     first = sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir())[0]
     hyp_lines = first.read_text(encoding="utf-8").split("\n")
     for k in (1, 2, 4, 8):
-        big_r = [rule_shallow_tree(" ".join(ref_lines[i:i + k])) for i in range(0, 800, k)]
-        big_h = [rule_shallow_tree(" ".join(hyp_lines[i:i + k])) for i in range(0, 800, k)]
+        joined_r = [" ".join(ref_lines[i:i + k]) for i in range(0, 800, k)]
+        joined_h = [" ".join(hyp_lines[i:i + k]) for i in range(0, 800, k)]
+        big_r = [from_chunks(p.words, p.pos, p.chunks) for p in annotate("shallow", joined_r)]
+        big_h = [from_chunks(p.words, p.pos, p.chunks) for p in annotate("shallow", joined_h)]
         for t in big_r + big_h:
             t.index.packed()
         t_n, v_n = timed(lambda: [sst_naive(a, b, lam) for a, b in zip(big_h, big_r)], rep)
