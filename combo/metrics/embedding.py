@@ -39,7 +39,8 @@ from ..features.embeddings import (GLOVE_6B_50D, MINILM, SENTENCE_ENCODERS, chec
                                    load_vectors, vectors_spec_ok)
 from ..features.layers import annotate
 from ..features.tokenize import TOKENIZERS, tokenize_all
-from .base import Metric, Option, ReferencePairs, first_best_per_row, safe_divide
+from .base import Option, safe_divide
+from .best_reference import PairwiseMetric
 from .registry import register
 
 _CELLS_PER_BLOCK = 1 << 22  # similarity cells computed at once by the greedy matching
@@ -87,30 +88,6 @@ def pair_cosines(unit: np.ndarray, left: np.ndarray, right: np.ndarray, block: i
     for s in range(0, len(left), block):
         out[s:s + block] = np.einsum("ij,ij->i", unit[left[s:s + block]], unit[right[s:s + block]])
     return np.clip(out, -1.0, 1.0)
-
-
-def best_over_references(metric: str, n_texts: int, pair_score, hyp_ids, ref_ptr, ref_ids) -> np.ndarray:
-    """Statistics ``[max over the row's references of pair_score(hyp, ref), 1]`` of each row.
-
-    ``pair_score(hyp, ref)`` scores arrays of distinct (hypothesis, reference)
-    text pairs; each distinct pair is scored once.
-    """
-    pairs = ReferencePairs.build(metric, n_texts, hyp_ids, ref_ptr, ref_ids)
-    stats = np.zeros((len(ref_ptr) - 1, 2))
-    stats[:, 1] = 1.0
-    if len(pairs.pair_row) == 0:
-        return stats
-    per_pair = np.asarray(pair_score(pairs.hyp, pairs.ref), dtype=np.float64)[pairs.inverse]
-    best = first_best_per_row(pairs.pair_row, -per_pair)
-    stats[pairs.pair_row[best], 0] = per_pair[best]
-    return stats
-
-
-def mean_score(stats: np.ndarray):
-    """Scores of ``[sum of segment scores, segments]`` statistics (0 for no segment)."""
-    stats = np.asarray(stats, dtype=np.float64)
-    out = safe_divide(stats[..., 0], stats[..., 1])
-    return out if np.ndim(out) else float(out)
 
 
 def length_bins(lengths: np.ndarray) -> np.ndarray:
@@ -188,8 +165,8 @@ def vector_extrema(analysis: WordVectorAnalysis, block: int = 1 << 18) -> np.nda
     return out
 
 
-class WordVectorMetric(Metric):
-    """Shared machinery of the word-vector metrics: tokenise, look up, compose, compare."""
+class WordVectorMetric(PairwiseMetric):
+    """Shared machinery of the word-vector metrics: tokenise, look up, compose, compare (best reference)."""
 
     family = "embedding"
     higher_is_better = True
@@ -220,18 +197,14 @@ class WordVectorMetric(Metric):
         return analysis
 
     def compose(self, analysis: WordVectorAnalysis) -> None:
-        """Add what :meth:`pair_scores` needs to ``analysis``."""
+        """Add what :meth:`compare` needs to ``analysis``."""
 
-    def pair_scores(self, analysis: WordVectorAnalysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    def n_texts(self, analysis: WordVectorAnalysis) -> int:
+        return analysis.n_texts
+
+    def compare(self, analysis: WordVectorAnalysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Cosine of the composed text vectors of each (hyp, ref) text pair."""
         return pair_cosines(analysis.text_vectors, hyp, ref)
-
-    def statistics(self, analysis: WordVectorAnalysis, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
-        return best_over_references(self.name, analysis.n_texts, lambda h, r: self.pair_scores(analysis, h, r),
-                                    hyp_ids, ref_ptr, ref_ids)
-
-    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
-        return mean_score(stats)
 
 
 @register("emb-avg")
@@ -266,12 +239,12 @@ class GreedyMatching(WordVectorMetric):
     def compose(self, analysis: WordVectorAnalysis) -> None:
         analysis.extra["unit_types"] = unit_rows(analysis.type_vectors)
 
-    def pair_scores(self, analysis: WordVectorAnalysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    def compare(self, analysis: WordVectorAnalysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return greedy_matching(analysis, hyp, ref)
 
 
 @register("sent-emb")
-class SentenceEmbeddingCosine(Metric):
+class SentenceEmbeddingCosine(PairwiseMetric):
     """Cosine of all-MiniLM-L6-v2 sentence embeddings (Reimers & Gurevych 2019); an empty text scores 0."""
 
     family = "embedding"
@@ -292,10 +265,6 @@ class SentenceEmbeddingCosine(Metric):
             return np.zeros((0, 1))
         return np.vstack(annotate("sentence-embeddings", texts)).astype(np.float64)
 
-    def statistics(self, analysis: np.ndarray, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
-        return best_over_references(self.name, len(analysis), lambda h, r: pair_cosines(analysis, h, r),
-                                    hyp_ids, ref_ptr, ref_ids)
-
-    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
-        return mean_score(stats)
+    def compare(self, analysis: np.ndarray, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        return pair_cosines(analysis, hyp, ref)
 
