@@ -1,0 +1,49 @@
+"""A missing optional resource makes only its metrics unavailable: listed as such, one clear error when asked for."""
+
+import pytest
+from click.testing import CliRunner
+
+from combo.catalogue import catalogue
+from combo.cli import main
+from combo.errors import ResourceMissing
+from combo.features import layers
+
+
+@pytest.fixture
+def no_textblob(monkeypatch):
+    """Make the shallow layer's annotator look uninstalled."""
+
+    def missing():
+        raise ResourceMissing("TextBlob's Pattern parser (package textblob)", layers.ShallowLayer.requires)
+
+    monkeypatch.setattr(layers.get_layer("shallow"), "check", missing)
+
+
+def test_catalogue_marks_only_the_dependent_metrics(no_textblob):
+    rows = {r["name"]: r for r in catalogue()}
+    for name in ("sp-op", "sp-oc", "sp-nist", "cp-stm", "cp-tk"):
+        assert not rows[name]["available"], name
+        assert "combo-eval[syntax]" in rows[name]["unavailable_because"]
+    for name in ("bleu", "chrf", "dp-hwcm", "emb-avg"):
+        assert rows[name]["available"], name
+
+
+def test_metrics_command_shows_availability(no_textblob):
+    res = CliRunner().invoke(main, ["metrics"])
+    assert res.exit_code == 0
+    lines = {line.split()[0]: line.split() for line in res.output.splitlines()[1:]}
+    # columns: metric, family, better, range (two tokens: "[0, 1]"), available, resources
+    assert lines["sp-op"][5] == "no" and lines["bleu"][5] == "yes"
+
+
+def test_asking_for_an_unavailable_metric_is_one_error(no_textblob):
+    res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-m", "sp-op", "-q"])
+    assert res.exit_code == 2
+    assert "pip install 'combo-eval[syntax]'" in res.output
+    assert "Traceback" not in res.output and "bleu\t" not in res.output
+
+
+def test_the_rest_still_runs(no_textblob):
+    res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-m", "dp-or", "-q"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "system\tbleu\tdp-or"
