@@ -140,12 +140,24 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     return out
 
 
+def _score_in_worker(supplied: dict, *task) -> dict:
+    """:func:`_score_metric` in a worker process, with the parent's supplied trees attached first."""
+    if supplied:
+        from .features.layers import restore_supplied
+
+        restore_supplied(supplied)
+    return _score_metric(*task)
+
+
 def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
     """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1``."""
     if jobs != 1 and len(tasks) > 1:
         from joblib import Parallel, delayed
 
-        return Parallel(n_jobs=jobs)(delayed(_score_metric)(*t) for t in tasks)
+        from .features.layers import supplied_state
+
+        state = supplied_state()  # worker processes start without the trees supplied here
+        return Parallel(n_jobs=jobs)(delayed(_score_in_worker)(state, *t) for t in tasks)
     it = tasks
     if progress and tasks:
         from tqdm import tqdm

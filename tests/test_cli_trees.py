@@ -47,3 +47,26 @@ def test_tree_count_must_match_the_lines(tmp_path):
     assert res.exit_code == 2
     assert "2 trees for the 3 lines" in res.output and "few.trees" in res.output
     assert not layers._supplied.get("discourse")  # nothing attached from a failed file
+
+
+def test_supplied_trees_reach_worker_processes(tmp_path):
+    import numpy as np
+
+    from combo.cli import _load_testbed
+    from combo.features.trees import Tree
+    from combo.scoring import score_testbed
+
+    tb = _load_testbed("example")
+    texts = sorted({r for seg in tb.segments for r in seg.references}
+                   | {t for cands in tb.candidates.values() for t in cands.values()})
+
+    # a stand-in "discourse tree" per text: one EDU node per word, so identical texts give identical trees
+    trees = [Tree("ROOT", [Tree("EDU", [w]) for w in t.split()] or ["-"]) for t in texts]
+    layers.clear_supplied()
+    try:
+        layers.supply_trees("discourse", texts, trees)
+        one = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=1)
+        two = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=2)
+        np.testing.assert_array_equal(one.segment, two.segment)
+    finally:
+        layers.clear_supplied()

@@ -43,7 +43,8 @@ from ..errors import InputError, OptionError, ResourceMissing
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "get_layer",
-    "set_cache_dir", "cache_dir", "clear_memory", "supply_trees", "supplied_trees", "clear_supplied",
+    "set_cache_dir", "cache_dir", "clear_memory", "supply_trees", "supply_tree_files", "supplied_trees",
+    "clear_supplied", "supplied_state", "restore_supplied",
 ]
 
 ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
@@ -439,6 +440,17 @@ def supplied_trees(kind: str, texts: Sequence[str]) -> list:
 
 def clear_supplied() -> None:
     _supplied.clear()
+
+
+def supplied_state() -> Dict[str, Dict[str, object]]:
+    """A copy of every supplied tree table, for worker processes (which start without them)."""
+    return {kind: dict(table) for kind, table in _supplied.items()}
+
+
+def restore_supplied(state: Dict[str, Dict[str, object]]) -> None:
+    """Attach the tables of :func:`supplied_state` in this process."""
+    for kind, table in state.items():
+        _supplied.setdefault(kind, {}).update(table)
 
 
 def supply_tree_files(kind: str, texts_path, trees_path) -> int:
