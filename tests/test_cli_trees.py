@@ -70,3 +70,41 @@ def test_supplied_trees_reach_worker_processes(tmp_path):
         np.testing.assert_array_equal(one.segment, two.segment)
     finally:
         layers.clear_supplied()
+
+
+def test_score_with_supplied_constituent_trees(tmp_path):
+    # A plain test bed: one reference file and two systems, with a Penn tree per line of each.
+    root = tmp_path / "tb"
+    (root / "systems").mkdir(parents=True)
+    (root / "references").mkdir()
+    files = {
+        root / "references" / "r1.txt": ["the cat sat", "dogs bark"],
+        root / "systems" / "A.txt": ["the cat sat", "dogs barked"],
+        root / "systems" / "B.txt": ["a cat", "dogs bark"],
+    }
+    trees = {
+        "the cat sat": "(S (NP (DT the) (NN cat)) (VP (VBD sat)))",
+        "dogs bark": "(S (NP (NNS dogs)) (VP (VBP bark)))",
+        "dogs barked": "(S (NP (NNS dogs)) (VP (VBD barked)))",
+        "a cat": "(S (NP (DT a) (NN cat)))",
+    }
+    args = []
+    for path, lines in files.items():
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        tree_file = path.with_suffix(".trees")
+        tree_file.write_text("\n".join(trees[line] for line in lines) + "\n", encoding="utf-8")
+        args += ["--trees", "constituents", str(path), str(tree_file)]
+    layers.clear_supplied()
+    try:
+        res = run("score", "--testbed", str(root), "-m", "cp-tk:trees=supplied", "--level", "segment", "-q", *args)
+        assert res.exit_code == 0, res.output
+        rows = [line.split("\t") for line in res.output.strip().splitlines()[1:]]
+        score = {(system, segment): float(value) for system, segment, value in rows}
+        # segments are numbered from 1 in the output
+        assert score[("A", "1")] == 1.0 and score[("B", "2")] == 1.0  # identical trees
+        assert 0.0 < score[("A", "2")] < 1.0 and 0.0 < score[("B", "1")] < 1.0
+    finally:
+        layers.clear_supplied()
+    # without the trees, one clear error
+    res = run("score", "--testbed", str(root), "-m", "cp-tk:trees=supplied", "-q")
+    assert res.exit_code == 2 and "no supplied constituents tree" in res.output
