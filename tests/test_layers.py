@@ -183,3 +183,21 @@ def test_supplied_trees(tmp_path):
             layers.supply_trees("semantic", ["x"], trees[:1])
     finally:
         layers.clear_supplied()
+
+
+def test_derived_objects_are_built_once_and_shared(fresh_cache):
+    built = []
+
+    def build(parse):
+        built.append(parse.words)
+        return tuple(parse.pos)
+
+    texts = ["The cat sat.", "Dogs bark.", "The cat sat."]
+    first = layers.derive("shallow", "pos-tuple", texts, build)
+    second = layers.derive("shallow", "pos-tuple", texts[:2], build)
+    assert len(built) == 2  # each distinct text once, across calls
+    assert first[0] is first[2] is second[0]
+    assert first[1] == tuple(annotate("shallow", ["Dogs bark."])[0].pos)
+    layers.clear_memory()
+    layers.derive("shallow", "pos-tuple", texts, build)
+    assert len(built) == 4  # clear_memory forgets derived objects too

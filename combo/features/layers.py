@@ -42,7 +42,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 from ..errors import InputError, OptionError, ResourceMissing
 
 __all__ = [
-    "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "get_layer",
+    "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
     "set_cache_dir", "cache_dir", "clear_memory", "supply_trees", "supply_tree_files", "supplied_trees",
     "clear_supplied", "supplied_state", "restore_supplied",
 ]
@@ -303,9 +303,10 @@ def cache_dir() -> Optional[Path]:
 
 
 def clear_memory() -> None:
-    """Forget the in-process memo (the disk cache stays)."""
+    """Forget the in-process memo and derived objects (the disk cache stays)."""
     with _lock:
         _memory.clear()
+        _derived.clear()
 
 
 def _key(text: str) -> bytes:
@@ -396,6 +397,27 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
             decoded = {t: layer.decode(stored[k]) for k, t in zip(keys, todo)}
         with _lock:
             memo.update(decoded)
+    return [memo[t] for t in texts]
+
+
+_derived: Dict[Tuple[str, str], Dict[str, object]] = {}
+
+
+def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[object], object]) -> list:
+    """``build`` applied to each text's ``layer_name`` analysis, once per process and derivation ``name``.
+
+    Every metric asking for the same derivation (say the chunk tree of each
+    text) gets the same objects, so what they cache (a tree's kernel index)
+    is computed once too. ``name`` must identify ``build`` with its options.
+    """
+    layer = get_layer(layer_name)
+    with _lock:
+        memo = _derived.setdefault((layer.version(), name), {})
+    todo = [t for t in dict.fromkeys(texts) if t not in memo]
+    if todo:
+        built = {t: build(a) for t, a in zip(todo, annotate(layer_name, todo))}
+        with _lock:
+            memo.update(built)
     return [memo[t] for t in texts]
 
 

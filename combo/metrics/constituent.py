@@ -18,7 +18,7 @@ from scipy import sparse
 
 from ..errors import InputError
 from ..features.kernels import KERNELS, TreeKernel
-from ..features.layers import annotate, get_layer, supplied_trees
+from ..features.layers import annotate, derive, get_layer, supplied_trees
 from ..features.ngrams import group_max, pair_matches, reference_sets
 from ..features.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, parse_bracketed, variant
 from .base import Metric, Option, ReferencePairs
@@ -36,7 +36,7 @@ def sentence_trees(texts: Sequence[str], source: str) -> List[Tree]:
     supplied tree may be a :class:`Tree` or a Penn bracketed string.
     """
     if source == "chunks":
-        return [from_chunks(p.words, p.pos, p.chunks) for p in annotate("shallow", list(texts))]
+        return derive("shallow", "chunk-tree", list(texts), lambda p: from_chunks(p.words, p.pos, p.chunks))
     wanted = [t for t in texts if t.strip()]
     found = dict(zip(wanted, supplied_trees("constituents", wanted)))
     out = []

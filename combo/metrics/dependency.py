@@ -34,7 +34,7 @@ from scipy import sparse
 
 from ..errors import InputError, OptionError
 from ..features.kernels import KERNELS, TreeKernel, ted_similarities
-from ..features.layers import DependencyParse, annotate, get_layer, supplied_trees
+from ..features.layers import DependencyParse, annotate, derive, get_layer, supplied_trees
 from ..features.ngrams import pair_matches
 from ..features.trees import VARIANTS, Tree, from_dependencies, variant
 from .base import Option
@@ -121,14 +121,14 @@ def dependency_parses(texts: Sequence[str], parser: str) -> List[DependencyParse
 def dependency_trees(texts: Sequence[str], parser: str, tree_variant: str, lowercase: bool) -> List[Tree]:
     """The dependency tree of each text (from_dependencies with POS), in representation ``tree_variant``."""
     if parser == "spacy":
-        trees = []
-        for p in annotate("dependencies", texts):
+        def build(p: DependencyParse) -> Tree:
             words = [w.lower() for w in p.words] if lowercase else p.words
-            trees.append(from_dependencies(words, p.heads, p.relations, p.tags))
-    else:
-        trees = supplied_trees("dependencies", texts)
-        if lowercase:
-            trees = [lowercase_leaves(t) for t in trees]
+            return variant(from_dependencies(words, p.heads, p.relations, p.tags), tree_variant)
+
+        return derive("dependencies", f"tree|lc:{lowercase}|{tree_variant}", list(texts), build)
+    trees = supplied_trees("dependencies", texts)
+    if lowercase:
+        trees = [lowercase_leaves(t) for t in trees]
     return [variant(t, tree_variant) for t in trees]
 
 
