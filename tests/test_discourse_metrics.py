@@ -115,4 +115,4 @@ def test_options_and_resources():
     for name in ["dr-tk"] + list(FIXED):
         m = get_metric(name)
         m.check_resources()  # nothing to check: the trees are supplied
-        assert m.family == "syntactic" and m.resources == () and m.citation
+        assert m.family == "syntactic" and m.resources == ("supplied discourse trees",) and m.citation

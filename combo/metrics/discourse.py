@@ -55,7 +55,7 @@ class DiscourseTreeKernel(PairwiseMetric):
 
     family = "syntactic"
     layers = ()
-    resources = ()
+    resources = ("supplied discourse trees",)  # an input of each run (--trees discourse), nothing to install
     citation = ("Guzman, Joty, Marquez & Nakov 2014, Using discourse structure improves MT evaluation (ACL), "
                 "§3; Joty et al. 2014, DiscoTK (WMT); Collins & Duffy 2001 all-subtree kernel")
     fixed_variant: Optional[str] = None
