@@ -524,14 +524,17 @@ def _zhang_shasha(a: Tree, b: Tree) -> int:
     if not n or not m:
         return n + m
     treedist = [[0] * m for _ in range(n)]
+    # per keyroot j of b: which columns lie on j's leftmost path, and where their subforests start
+    columns_b = []
+    for j in keyroots_b:
+        lj = lmd_b[j]
+        cols = j - lj + 2
+        columns_b.append((lj, cols, [False] + [lmd_b[lj + y - 1] == lj for y in range(1, cols)],
+                          [0] + [lmd_b[lj + y - 1] - lj for y in range(1, cols)]))
     for i in keyroots_a:
         li = lmd_a[i]
         rows = i - li + 2
-        for j in keyroots_b:
-            lj = lmd_b[j]
-            cols = j - lj + 2
-            on_path_b = [False] + [lmd_b[lj + y - 1] == lj for y in range(1, cols)]
-            offset_b = [0] + [lmd_b[lj + y - 1] - lj for y in range(1, cols)]
+        for lj, cols, on_path_b, offset_b in columns_b:
             fd = [list(range(cols))]
             for x in range(1, rows):
                 node = li + x - 1
