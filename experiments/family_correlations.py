@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from combo.errors import ResourceMissing  # noqa: E402
 from combo.evaluate import MetaEvaluator  # noqa: E402
+from combo.io.flickr8k import read_flickr8k  # noqa: E402
 from combo.io.wmt import read_wmt12  # noqa: E402
 from combo.metrics.registry import get_metric, list_metrics, metric_class  # noqa: E402
 from combo.scoring import score_testbed  # noqa: E402
@@ -59,20 +60,14 @@ def default_metrics():
     return usable, left_out
 
 
-def flickr8k_expert(root: Path):
-    captions = dict(line.split("\t") for line in (root / "Flickr8k.token.txt").read_text(encoding="utf-8").splitlines())
-    by_image = {}
-    for key, caption in captions.items():
-        by_image.setdefault(key.split("#")[0], []).append(caption)
-    hyps, refs, expert = [], [], []
-    for line in (root / "ExpertAnnotations.txt").read_text(encoding="utf-8").splitlines():
-        image, candidate, *scores = line.split("\t")
-        if candidate.split("#")[0] == image:
-            continue
-        hyps.append(captions[candidate])
-        refs.append(by_image[image])
-        expert.append([float(s) for s in scores])
-    return hyps, refs, np.asarray(expert)
+def flickr8k_tau_c(testbed, table) -> float:
+    """Kendall tau-c x 100 between the table's (only) metric and every expert score of its candidate."""
+    row = {(int(s), int(i)): k for k, (s, i) in enumerate(zip(table.row_system, table.row_segment))}
+    system = {name: s for s, name in enumerate(table.systems)}
+    sign = 1.0 if table.higher_is_better[0] else -1.0  # error rates: fewer errors, better caption
+    x = np.array([sign * table.segment[0, row[(system[sc.system], sc.segment)]] for sc in testbed.scores])
+    y = np.array([sc.value for sc in testbed.scores])
+    return kendalltau(x, y, variant="c").statistic * 100
 
 
 def main() -> None:
@@ -88,18 +83,14 @@ def main() -> None:
     results = {"left_out": left_out, "wmt12_de_en": {}, "flickr8k_expert": {}, "seconds": {}}
 
     tb = read_wmt12(args.data / "wmt12", "de-en")
-    hyps, refs, expert = flickr8k_expert(args.data / "flickr8k")
+    flickr = read_flickr8k(args.data / "flickr8k", "expert")
     print(f"{'metric':<26}{'family':<19}{'WMT12 de-en tau':>22}{'Flickr8k tau-c':>16}{'seconds':>9}")
     for name in metrics:
         start = time.perf_counter()
         table = score_testbed(tb, [name], cache_dir=args.cache)
         evaluator = MetaEvaluator(tb, table)
         q = evaluator.with_interval(evaluator.quality([0], "kendall"))
-        metric = get_metric(name)
-        seg = metric.segment_scores(hyps, refs)
-        sign = 1.0 if metric.higher_is_better else -1.0  # error rates: fewer errors, better caption
-        x = np.repeat(sign * seg, expert.shape[1])
-        tau_c = kendalltau(x, expert.ravel(), variant="c").statistic * 100
+        tau_c = flickr8k_tau_c(flickr, score_testbed(flickr, [name], cache_dir=args.cache))
         seconds = time.perf_counter() - start
         family = metric_class(name).family
         results["wmt12_de_en"][name] = {"tau": q.value, "low": q.low, "high": q.high, "family": family}
