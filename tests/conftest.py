@@ -53,3 +53,16 @@ def _wmt12_into_english(data: Path):
         for f in sorted((plain / "system-outputs" / "newstest2012" / pair).iterdir()):
             systems[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:3003]
         yield pair, ref, systems
+
+
+@pytest.fixture(scope="session")
+def wmt12_two_references(wmt12_de_en):
+    """(hyps, refs): the first 200 de-en segments of two systems, each with two references,
+    the human one and the other system's output."""
+    ref, systems = wmt12_de_en
+    names = sorted(systems)[:2]
+    n = 200
+    hyps = [systems[s][i] for s in names for i in range(n)]
+    other = {names[0]: names[1], names[1]: names[0]}
+    refs = [[ref[i], systems[other[s]][i]] for s in names for i in range(n)]
+    return hyps, refs

@@ -195,13 +195,8 @@ def test_missing_textblob_is_resource_missing(name, monkeypatch, clean_supplied)
 # --- WMT12 de-en ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def sample(wmt12_de_en):
-    ref, systems = wmt12_de_en
-    names = sorted(systems)[:2]
-    n = 200
-    hyps = [systems[s][i] for s in names for i in range(n)]
-    other = {names[0]: names[1], names[1]: names[0]}
-    refs = [[ref[i], systems[other[s]][i]] for s in names for i in range(n)]  # two references a segment
+def sample(wmt12_two_references):
+    hyps, refs = wmt12_two_references
     texts = list(dict.fromkeys(hyps + [r for rs in refs for r in rs]))
     trees = dict(zip(texts, (from_chunks(p.words, p.pos, p.chunks) for p in annotate("shallow", texts))))
     return hyps, refs, trees

@@ -185,15 +185,8 @@ def _plain_overlap(hyp_items, ref_items, only="*"):
 
 
 @pytest.fixture(scope="module")
-def sample(wmt12_de_en):
-    ref, systems = wmt12_de_en
-    names = sorted(systems)[:2]
-    n = 200
-    hyps = [systems[s][i] for s in names for i in range(n)]
-    other = {names[0]: names[1], names[1]: names[0]}
-    # two references per segment: the human one and the other system's output
-    refs = [[ref[i], systems[other[s]][i]] for s in names for i in range(n)]
-    return hyps, refs
+def sample(wmt12_two_references):
+    return wmt12_two_references
 
 
 @pytest.mark.parametrize("name,option,value", [("sp-op", "tag", "*"), ("sp-op", "tag", "NN"),
