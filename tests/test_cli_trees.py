@@ -1,6 +1,8 @@
 """``--trees KIND TEXTS TREES``: parses from any parser attached on the command line; bad files fail cleanly."""
 
+import pytest
 from click.testing import CliRunner
+from testutil import write_text
 
 from combo.cli import main
 from combo.features import layers
@@ -10,40 +12,41 @@ def run(*args):
     return CliRunner().invoke(main, list(args))
 
 
-def test_trees_are_attached_to_their_lines(tmp_path):
-    texts = tmp_path / "hyp.txt"
-    texts.write_text("the cat sat\ndogs\n", encoding="utf-8")
-    trees = tmp_path / "hyp.trees"
-    trees.write_text("(S (NP (DT the) (NN cat)) (VP (VBD sat)))\n(S (NNS dogs))\n", encoding="utf-8")
+@pytest.fixture(autouse=True)
+def no_supplied_trees():
+    """Every test starts and ends without supplied trees."""
     layers.clear_supplied()
-    try:
-        res = run("score", "--testbed", "example", "-m", "bleu", "-q",
-                  "--trees", "constituents", str(texts), str(trees))
-        assert res.exit_code == 0, res.output
-        (tree,) = layers.supplied_trees("constituents", ["dogs"])
-        assert tree.to_bracketed() == "(S (NNS dogs))"
-    finally:
-        layers.clear_supplied()
+    yield
+    layers.clear_supplied()
+
+
+def text_and_trees(tmp_path, lines, trees, name="hyp"):
+    """A text file and its tree file (``name``.txt, ``name``.trees); returns both paths as strings."""
+    texts = write_text(tmp_path / f"{name}.txt", "".join(line + "\n" for line in lines))
+    tree_file = write_text(tmp_path / f"{name}.trees", "".join(tree + "\n" for tree in trees))
+    return str(texts), str(tree_file)
+
+
+def test_trees_are_attached_to_their_lines(tmp_path):
+    texts, trees = text_and_trees(tmp_path, ["the cat sat", "dogs"],
+                                  ["(S (NP (DT the) (NN cat)) (VP (VBD sat)))", "(S (NNS dogs))"])
+    res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "constituents", texts, trees)
+    assert res.exit_code == 0, res.output
+    (tree,) = layers.supplied_trees("constituents", ["dogs"])
+    assert tree.to_bracketed() == "(S (NNS dogs))"
 
 
 def test_unparsable_tree_file_names_file_and_line(tmp_path):
-    texts = tmp_path / "hyp.txt"
-    texts.write_text("a\nb\n", encoding="utf-8")
-    trees = tmp_path / "bad.trees"
-    trees.write_text("(S (NN a))\n(S (NN b)\n", encoding="utf-8")
-    res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "constituents", str(texts), str(trees))
+    texts, trees = text_and_trees(tmp_path, ["a", "b"], ["(S (NN a))", "(S (NN b)"], name="bad")
+    res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "constituents", texts, trees)
     assert res.exit_code == 2
     assert "bad.trees" in res.output and ":2" in res.output
     assert "Traceback" not in res.output
 
 
 def test_tree_count_must_match_the_lines(tmp_path):
-    texts = tmp_path / "hyp.txt"
-    texts.write_text("a\nb\nc\n", encoding="utf-8")
-    trees = tmp_path / "few.trees"
-    trees.write_text("(S (NN a))\n(S (NN b))\n", encoding="utf-8")
-    layers.clear_supplied()
-    res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "discourse", str(texts), str(trees))
+    texts, trees = text_and_trees(tmp_path, ["a", "b", "c"], ["(S (NN a))", "(S (NN b))"], name="few")
+    res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "discourse", texts, trees)
     assert res.exit_code == 2
     assert "2 trees for the 3 lines" in res.output and "few.trees" in res.output
     assert not layers._supplied.get("discourse")  # nothing attached from a failed file
@@ -62,25 +65,19 @@ def test_supplied_trees_reach_worker_processes(tmp_path):
 
     # a stand-in "discourse tree" per text: one EDU node per word, so identical texts give identical trees
     trees = [Tree("ROOT", [Tree("EDU", [w]) for w in t.split()] or ["-"]) for t in texts]
-    layers.clear_supplied()
-    try:
-        layers.supply_trees("discourse", texts, trees)
-        one = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=1)
-        two = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=2)
-        np.testing.assert_array_equal(one.segment, two.segment)
-    finally:
-        layers.clear_supplied()
+    layers.supply_trees("discourse", texts, trees)
+    one = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=1)
+    two = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=2)
+    np.testing.assert_array_equal(one.segment, two.segment)
 
 
 def test_score_with_supplied_constituent_trees(tmp_path):
     # A plain test bed: one reference file and two systems, with a Penn tree per line of each.
     root = tmp_path / "tb"
-    (root / "systems").mkdir(parents=True)
-    (root / "references").mkdir()
     files = {
-        root / "references" / "r1.txt": ["the cat sat", "dogs bark"],
-        root / "systems" / "A.txt": ["the cat sat", "dogs barked"],
-        root / "systems" / "B.txt": ["a cat", "dogs bark"],
+        "references/r1": ["the cat sat", "dogs bark"],
+        "systems/A": ["the cat sat", "dogs barked"],
+        "systems/B": ["a cat", "dogs bark"],
     }
     trees = {
         "the cat sat": "(S (NP (DT the) (NN cat)) (VP (VBD sat)))",
@@ -89,22 +86,16 @@ def test_score_with_supplied_constituent_trees(tmp_path):
         "a cat": "(S (NP (DT a) (NN cat)))",
     }
     args = []
-    for path, lines in files.items():
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        tree_file = path.with_suffix(".trees")
-        tree_file.write_text("\n".join(trees[line] for line in lines) + "\n", encoding="utf-8")
-        args += ["--trees", "constituents", str(path), str(tree_file)]
-    layers.clear_supplied()
-    try:
-        res = run("score", "--testbed", str(root), "-m", "cp-tk:trees=supplied", "--level", "segment", "-q", *args)
-        assert res.exit_code == 0, res.output
-        rows = [line.split("\t") for line in res.output.strip().splitlines()[1:]]
-        score = {(system, segment): float(value) for system, segment, value in rows}
-        # segments are numbered from 1 in the output
-        assert score[("A", "1")] == 1.0 and score[("B", "2")] == 1.0  # identical trees
-        assert 0.0 < score[("A", "2")] < 1.0 and 0.0 < score[("B", "1")] < 1.0
-    finally:
-        layers.clear_supplied()
+    for name, lines in files.items():
+        args += ["--trees", "constituents", *text_and_trees(root, lines, [trees[line] for line in lines], name)]
+    res = run("score", "--testbed", str(root), "-m", "cp-tk:trees=supplied", "--level", "segment", "-q", *args)
+    assert res.exit_code == 0, res.output
+    rows = [line.split("\t") for line in res.output.strip().splitlines()[1:]]
+    score = {(system, segment): float(value) for system, segment, value in rows}
+    # segments are numbered from 1 in the output
+    assert score[("A", "1")] == 1.0 and score[("B", "2")] == 1.0  # identical trees
+    assert 0.0 < score[("A", "2")] < 1.0 and 0.0 < score[("B", "1")] < 1.0
     # without the trees, one clear error
+    layers.clear_supplied()
     res = run("score", "--testbed", str(root), "-m", "cp-tk:trees=supplied", "-q")
     assert res.exit_code == 2 and "no supplied constituents tree" in res.output
