@@ -531,22 +531,32 @@ def check_max_refs(max_refs: Optional[int], triples: str, extra: int = 0) -> Non
         raise OptionError(f"max_refs={max_refs!r} must be an integer >= {need} with triples={triples!r}")
 
 
+class SkippedSegments:
+    """``n_used`` and ``n_skipped`` of a per-segment result.
+
+    ``skipped`` maps a segment index to the reason; the list attribute named by
+    ``per_segment_field`` has one entry per segment, used or not.
+    """
+
+    per_segment_field = "values"
+
+    @property
+    def n_skipped(self) -> int:
+        return len(self.skipped)
+
+    @property
+    def n_used(self) -> int:
+        return len(getattr(self, self.per_segment_field)) - len(self.skipped)
+
+
 @dataclass
-class QueenResult:
+class QueenResult(SkippedSegments):
     """QUEEN of every candidate of every segment; skipped segments are listed, never dropped silently."""
 
     values: List[Optional[np.ndarray]]  # per segment, (n_cand,) or None when skipped
     skipped: Dict[int, str] = field(default_factory=dict)  # segment index -> reason
     sampled: List[int] = field(default_factory=list)  # segments whose references were sub-sampled (max_refs)
     triples: str = "distinct"
-
-    @property
-    def n_used(self) -> int:
-        return len(self.values) - len(self.skipped)
-
-    @property
-    def n_skipped(self) -> int:
-        return len(self.skipped)
 
 
 def queen_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..combine.queen import (
     Seed,
+    SkippedSegments,
     check_max_refs,
     check_triples,
     leave_one_out_counts,
@@ -72,7 +73,7 @@ class KingSegment:
 
 
 @dataclass
-class KingResult:
+class KingResult(SkippedSegments):
     """KING over segments: ``value`` is the mean of ``per_segment`` over the segments not skipped."""
 
     value: float
@@ -81,14 +82,7 @@ class KingResult:
     skipped: Dict[int, str] = field(default_factory=dict)
     sampled: List[int] = field(default_factory=list)
     triples: str = "distinct"
-
-    @property
-    def n_used(self) -> int:
-        return len(self.segments) - len(self.skipped)
-
-    @property
-    def n_skipped(self) -> int:
-        return len(self.skipped)
+    per_segment_field = "segments"
 
     @property
     def ties(self) -> int:
@@ -197,7 +191,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
 # -- ORANGE -------------------------------------------------------------------------------------
 
 @dataclass
-class OrangeResult:
+class OrangeResult(SkippedSegments):
     """ORANGE over segments (lower is better): mean of the per-segment normalised reference ranks."""
 
     value: float
@@ -205,10 +199,7 @@ class OrangeResult:
     ranks: List[Optional[np.ndarray]]  # per segment, the rank of each reference (1 = above every candidate)
     skipped: Dict[int, str] = field(default_factory=dict)
     ties: str = "average"
-
-    @property
-    def n_used(self) -> int:
-        return len(self.ranks) - len(self.skipped)
+    per_segment_field = "ranks"
 
 
 def reference_ranks(ref_scores, cand_scores, ties: str = "average") -> np.ndarray:
