@@ -559,6 +559,36 @@ class QueenResult(SkippedSegments):
     triples: str = "distinct"
 
 
+def prepare_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], need: int, what: str,
+                     result: SkippedSegments, triples: str, higher_is_better, metric_names,
+                     max_refs: Optional[int], rng: np.random.Generator, require_candidates: bool = False):
+    """Check, sub-sample (``max_refs``) and prepare every segment that can be scored.
+
+    A segment with fewer than ``need`` references (or, with ``require_candidates``,
+    no candidate) is recorded in ``result.skipped``; a sub-sampled one in
+    ``result.sampled``. Returns the prepared segments, their indices and the
+    kept reference indices (None: all).
+    """
+    prepared, where, kept = [], [], []
+    for i, (cand_ref, ref_ref) in enumerate(segments):
+        shape = np.shape(cand_ref)
+        n = shape[-1]
+        if n < need:
+            result.skipped[i] = f"{n} references; {what} with triples={triples!r} needs >= {need}"
+            continue
+        if require_candidates and shape[-2] == 0:
+            result.skipped[i] = "no candidates"
+            continue
+        keep = sample_references(n, max_refs, rng)
+        if keep is not None:
+            result.sampled.append(i)
+        c, r = restrict_references(cand_ref, ref_ref, keep)
+        prepared.append(prepare_segment(c, r, triples, higher_is_better, metric_names, segment=i))
+        where.append(i)
+        kept.append(keep)
+    return prepared, where, kept
+
+
 def queen_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
                    higher_is_better: Optional[Sequence[bool]] = None,
                    metric_names: Optional[Sequence[str]] = None,
@@ -575,19 +605,8 @@ def queen_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: s
     rng = np.random.default_rng(seed)
     need = min_references(triples)
     result = QueenResult(values=[None] * len(segments), triples=triples)
-    prepared, where = [], []
-    for i, seg in enumerate(segments):
-        cand_ref, ref_ref = seg
-        n = np.shape(cand_ref)[-1]
-        if n < need:
-            result.skipped[i] = f"{n} references; QUEEN with triples={triples!r} needs >= {need}"
-            continue
-        keep = sample_references(n, max_refs, rng)
-        if keep is not None:
-            result.sampled.append(i)
-        c, r = restrict_references(cand_ref, ref_ref, keep)
-        prepared.append(prepare_segment(c, r, triples, higher_is_better, metric_names, segment=i))
-        where.append(i)
+    prepared, where, _ = prepare_segments(segments, need, "QUEEN", result, triples, higher_is_better,
+                                          metric_names, max_refs, rng)
     for i, (cand, _), counts in zip(where, prepared, queen_counts_many(prepared, triples)):
         result.values[i] = counts / triple_count(cand.shape[2], triples)
     return result

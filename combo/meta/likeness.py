@@ -43,9 +43,8 @@ from ..combine.queen import (
     leave_one_out_counts_many,
     min_references,
     prepare_segment,
+    prepare_segments,
     queen_naive,
-    restrict_references,
-    sample_references,
     triple_count,
 )
 from ..errors import InputError, OptionError
@@ -160,24 +159,8 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     per_segment = np.full(len(segments), np.nan)
     out = KingResult(value=float("nan"), per_segment=per_segment, segments=[None] * len(segments),
                      triples=triples)
-    prepared, where, kept = [], [], []
-    for i, seg in enumerate(segments):
-        cand_ref, ref_ref = seg
-        shape = np.shape(cand_ref)
-        n, n_cand = shape[-1], shape[-2]
-        if n < need:
-            out.skipped[i] = f"{n} references; KING with triples={triples!r} needs >= {need}"
-            continue
-        if n_cand == 0:
-            out.skipped[i] = "no candidates"
-            continue
-        keep = sample_references(n, max_refs, rng)
-        if keep is not None:
-            out.sampled.append(i)
-        c, r = restrict_references(cand_ref, ref_ref, keep)
-        prepared.append(prepare_segment(c, r, triples, higher_is_better, metric_names, segment=i))
-        where.append(i)
-        kept.append(keep)
+    prepared, where, kept = prepare_segments(segments, need, "KING", out, triples, higher_is_better, metric_names,
+                                             max_refs, rng, require_candidates=True)
     for i, keep, (cand, _), counts in zip(where, kept, prepared, leave_one_out_counts_many(prepared, triples)):
         seg_result = _king_from_counts(*counts, triples, ties)
         seg_result.references = keep
