@@ -481,13 +481,11 @@ def supply_tree_files(kind: str, texts_path, trees_path) -> int:
     A ``.conllu`` file is read as CoNLL-U (one sentence block per text line),
     any other as Penn bracketed trees, one per line. Returns the number of texts.
     """
-    from pathlib import Path as _Path
-
     from ..io.text import read_lines
     from .trees import read_bracketed, read_conllu
 
     texts = read_lines(texts_path)
-    path = _Path(trees_path)
+    path = Path(trees_path)
     trees = read_conllu(path) if path.suffix.lower() == ".conllu" else read_bracketed(path)
     if len(trees) != len(texts):
         raise InputError(f"{len(trees)} trees for the {len(texts)} lines of {texts_path}", str(trees_path),
