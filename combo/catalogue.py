@@ -14,11 +14,12 @@ from .metrics.registry import list_metrics, metric_class
 
 
 def catalogue() -> List[Dict[str, object]]:
-    """One record per registered metric: name, family, direction, range, resources, availability, options."""
+    """One record per registered metric: name, family, direction, range, resources, languages, availability, options."""
     rows = []
     for name in list_metrics():
         cls = metric_class(name)
         available, reason = True, ""
+        languages, language_note = cls().language_support()
         try:
             cls().check_resources()
         except ResourceMissing as err:
@@ -30,6 +31,8 @@ def catalogue() -> List[Dict[str, object]]:
             "higher_is_better": cls.higher_is_better,
             "range": f"[{lo:g}, {'inf' if math.isinf(hi) else format(hi, 'g')}]",
             "resources": list(cls.resources),
+            "languages": list(languages),  # at the default options; [] = any language
+            "language_note": language_note,
             "available": available,
             "unavailable_because": reason,
             "citation": cls.citation,
@@ -39,6 +42,10 @@ def catalogue() -> List[Dict[str, object]]:
     return rows
 
 
+def _languages(row: Dict[str, object]) -> str:
+    return ", ".join(row["languages"]) or "any"
+
+
 def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
     """Render the catalogue as a text table, JSON or Markdown."""
     if fmt == "json":
@@ -46,17 +53,22 @@ def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
     if fmt == "markdown":
         out = ["# Metric catalogue", "",
                "Generated from the registry by `combo metrics --format markdown`; do not edit by hand.", "",
-               "| metric | family | better | range | resources | options (defaults) | implements |",
-               "|---|---|---|---|---|---|---|"]
+               "Languages are those of the metric at its default options (\"any\": no language-specific analysis); "
+               "scoring a test bed in another language is refused (docs/scoring.md, Languages).", "",
+               "| metric | family | better | range | languages | resources | options (defaults) | implements |",
+               "|---|---|---|---|---|---|---|---|"]
         for r in rows:
             opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "-"
             out.append(f"| `{r['name']}` | {r['family']} | {'higher' if r['higher_is_better'] else 'lower'} "
-                       f"| {r['range']} | {', '.join(r['resources']) or '-'} | {opts} | {r['citation']} |")
+                       f"| {r['range']} | {_languages(r)} | {', '.join(r['resources']) or '-'} | {opts} "
+                       f"| {r['citation']} |")
         return "\n".join(out) + "\n"
     width = max((len(str(r["name"])) for r in rows), default=6) + 2
     fam = max((len(str(r["family"])) for r in rows), default=6) + 2
-    out = [f"{'metric':<{width}}{'family':<{fam}}{'better':<8}{'range':<12}{'available':<11}resources"]
+    out = [f"{'metric':<{width}}{'family':<{fam}}{'better':<8}{'range':<12}{'languages':<11}{'available':<11}"
+           "resources"]
     for r in rows:
         out.append(f"{r['name']:<{width}}{r['family']:<{fam}}{'higher' if r['higher_is_better'] else 'lower':<8}"
-                   f"{r['range']:<12}{'yes' if r['available'] else 'no':<11}{', '.join(r['resources']) or '-'}")
+                   f"{r['range']:<12}{_languages(r):<11}{'yes' if r['available'] else 'no':<11}"
+                   f"{', '.join(r['resources']) or '-'}")
     return "\n".join(out) + "\n"

@@ -32,8 +32,8 @@ def test_metrics_command_shows_availability(no_textblob):
     res = CliRunner().invoke(main, ["metrics"])
     assert res.exit_code == 0
     lines = {line.split()[0]: line.split() for line in res.output.splitlines()[1:]}
-    # columns: metric, family, better, range (two tokens: "[0, 1]"), available, resources
-    assert lines["sp-op"][5] == "no" and lines["bleu"][5] == "yes"
+    # columns: metric, family, better, range (two tokens: "[0, 1]"), languages, available, resources
+    assert lines["sp-op"][6] == "no" and lines["bleu"][6] == "yes"
 
 
 def test_asking_for_an_unavailable_metric_is_one_error(no_textblob):

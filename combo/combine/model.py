@@ -30,7 +30,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy.special import expit
@@ -207,6 +207,19 @@ class TunedMetric(Metric):
     def weights(self) -> Dict[str, float]:
         """Weight of each metric (by its spec)."""
         return {m.spec: float(w) for m, w in zip(self.model.metrics, self.model.weights)}
+
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        """The languages every component reads (``()``: any), naming the components that limit them."""
+        allowed: Optional[set] = None
+        notes = []
+        for spec, c in zip((m.spec for m in self.model.metrics), self.components):
+            langs, note = c.language_support()
+            if langs:
+                allowed = set(langs) if allowed is None else allowed & set(langs)
+                notes.append(f"{spec}: {note}")
+        if allowed is None:
+            return (), ""
+        return tuple(sorted(allowed)) or ("none",), "; ".join(notes)  # "none": components disagree
 
     def check_resources(self) -> None:
         for c in self.components:

@@ -170,6 +170,8 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     layers: ClassVar[Tuple[str, ...]] = ("tokens",)  # analysis layers the metric reads
     resources: ClassVar[Tuple[str, ...]] = ()  # optional resources (e.g. "wordnet")
+    languages: ClassVar[Tuple[str, ...]] = ()  # ISO 639-1 codes of the texts it can analyse; () = any language
+    language_note: ClassVar[str] = ""  # why it is limited to ``languages`` (e.g. "Porter stems are English")
     citation: ClassVar[str] = ""  # paper (and equation) the metric implements
     value_range: ClassVar[Tuple[float, float]] = (0.0, 1.0)  # (lo, hi); hi may be inf (NIST, WER)
     options: ClassVar[Dict[str, Option]] = {}
@@ -213,6 +215,10 @@ class Metric:
         parts.append(f"impl:{self.implementation_version}")
         parts.append(f"version:{__version__}")
         return "|".join(parts)
+
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        """The languages this configuration analyses (``()``: any) and why it is limited; options may widen it."""
+        return self.languages, self.language_note
 
     def check_resources(self) -> None:
         """Raise :class:`combo.errors.ResourceMissing` when a needed resource is absent."""

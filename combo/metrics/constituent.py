@@ -57,11 +57,14 @@ class ConstituentMetric(Metric):
     family = "syntactic"
     layers = ("shallow",)
     resources = ("textblob",)
+    languages = ("en",)
+    language_note = "its trees come from Pattern's English chunker (trees=supplied reads any language)"
 
     def _post_init(self) -> None:
         if self.params["trees"] == "supplied":
             self.layers = ()  # no analysis layer: the user's trees
             self.resources = ()
+            self.languages, self.language_note = (), ""
 
     def check_resources(self) -> None:
         for layer in self.layers:

@@ -27,7 +27,7 @@ so identical texts always score 1.
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Sequence
+from typing import Dict, List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -314,6 +314,11 @@ class DependencyMetric(PairwiseMetric):
     family = "syntactic"
     layers = ("dependencies",)
     resources = ("spacy",)
+    languages = ("en",)
+    language_note = "spaCy's parser model is English (parser=supplied reads any language)"
+
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        return ((), "") if self.params["parser"] == "supplied" else super().language_support()
 
     def check_resources(self) -> None:
         if self.params["parser"] == "spacy":

@@ -30,7 +30,7 @@ returns 0 there). Reference weights are ignored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -172,12 +172,17 @@ class WordVectorMetric(PairwiseMetric):
     higher_is_better = True
     value_range = (-1.0, 1.0)
     resources = ("glove-6b-50d",)
+    languages = ("en",)
+    language_note = "GloVe 6B is an English vocabulary (vectors=<file> takes any language's vectors)"
     options = {
         "vectors": Option(GLOVE_6B_50D, "word vectors: glove-6b-50d or the path of a word2vec/GloVe text file",
                           check=vectors_spec_ok, short="vec"),
         "tokenize": Option("13a", "tokenizer", choices=tuple(TOKENIZERS), short="tok"),
         "lowercase": Option(True, "lowercase before tokenizing (GloVe 6B is lowercased)", short="lc"),
     }
+
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        return super().language_support() if self.params["vectors"] == GLOVE_6B_50D else ((), "")
 
     def check_resources(self) -> None:
         check_vectors(self.params["vectors"])
@@ -251,6 +256,8 @@ class SentenceEmbeddingCosine(PairwiseMetric):
     higher_is_better = True
     value_range = (-1.0, 1.0)
     resources = (MINILM,)
+    languages = ("en",)
+    language_note = "all-MiniLM-L6-v2 was trained on English sentence pairs"
     citation = "Reimers & Gurevych 2019 (Sentence-BERT), cosine of mean-pooled all-MiniLM-L6-v2 embeddings"
     options = {
         "model": Option(MINILM, "sentence encoder", choices=SENTENCE_ENCODERS),

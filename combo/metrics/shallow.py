@@ -139,6 +139,8 @@ class TypedOverlap(PairwiseMetric):
     family = "shallow-syntactic"
     layers = ("shallow",)
     resources = ("textblob",)
+    languages = ("en",)
+    language_note = "Pattern's tagger and chunker are English"
     type_option = ""  # name of the option holding the type ("*" or one type)
 
     def check_resources(self) -> None:
@@ -229,6 +231,8 @@ class ShallowNIST(Metric):
     family = "shallow-syntactic"
     layers = ("shallow",)
     resources = ("textblob",)
+    languages = ("en",)
+    language_note = "Pattern's tagger and chunker are English"
     value_range = (0.0, math.inf)
     citation = ("Giménez & Màrquez 2010, Asiya (PBML 94), SP-NIST; NIST: Doddington 2002, "
                 "eq. 2 (information weights) and eq. 3 (score)")

@@ -266,6 +266,11 @@ class METEOR(Metric):
             self.params[key] = float(self.params[key])
         self._tokenizer = get_tokenizer(self.params["tokenize"])
 
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        if self._modules == ("exact",):
+            return (), ""
+        return ("en",), "Porter stems and WordNet synonyms are English (modules=exact reads any language)"
+
     def check_resources(self) -> None:
         if "synonym" in self._modules:
             load_wordnet()

@@ -290,6 +290,14 @@ class RougeBase(Metric):
         tok = self.params["tokenize"]
         self._tokenizer = rouge_tokens if tok == "rouge" else get_tokenizer(tok)
 
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        if self.params["use_stemmer"]:
+            return ("en",), "the Porter stemmer is English"
+        if self.params["tokenize"] == "rouge":
+            return ("en",), ("rouge-score's tokenizer keeps only the letters a-z and digits "
+                             "(tokenize=13a reads any language)")
+        return (), ""
+
     def tokens(self, texts: Sequence[str]) -> List[Tuple[str, ...]]:
         """Token tuples of ``texts`` (lowercased; stemmed when asked)."""
         for k, text in enumerate(texts):
