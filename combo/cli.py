@@ -40,7 +40,12 @@ def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = 
         kwargs[key.strip()] = value.strip()
     if lp is not None:
         kwargs["lp"] = lp
-    return load_testbed(path, **kwargs)
+    testbed = load_testbed(path, **kwargs)
+    ctx = click.get_current_context(silent=True)
+    language = ctx.meta.get("combo.language") if ctx is not None else None
+    if language is not None:  # --language: overrides what the reader knows; "any" makes it unknown
+        testbed.metadata["target_language"] = None if language == "any" else language
+    return testbed
 
 
 def _supply_trees(ctx, param, values) -> None:
@@ -51,8 +56,20 @@ def _supply_trees(ctx, param, values) -> None:
         supply_tree_files(kind, texts, trees)
 
 
+def _set_language(ctx, param, value) -> None:
+    """``--language LANG``: the candidates' language, checked against each metric's (``any``: no check)."""
+    if value is not None:
+        value = value.strip().lower()
+        if not value or not (value == "any" or value.replace("-", "").isalpha()):
+            raise click.BadParameter(f"{value!r} is not a language code such as 'en' or 'de', nor 'any'")
+        ctx.meta["combo.language"] = value
+
+
 def testbed_options(func):
     """The options every command that reads a test bed shares."""
+    func = click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
+                        help="Language of the candidates and references (ISO 639-1, e.g. de), overriding what "
+                             "the reader knows; metrics that cannot read it are refused. 'any': no check.")(func)
     func = click.option("--trees", type=(click.Choice(["constituents", "dependencies", "discourse"]),
                                          click.Path(dir_okay=False), click.Path(dir_okay=False)),
                         multiple=True, expose_value=False, callback=_supply_trees,
@@ -189,6 +206,14 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         for spec in missing:
             get_metric(spec).check_resources()  # raises the precise error
     notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
+    if not explicit and tb.target_language is not None:  # the default set keeps what reads the test bed's language
+        from .metrics.registry import get_metric
+        from .scoring import reads_language
+
+        foreign = [s for s in specs if not reads_language(get_metric(s), tb.target_language)]
+        specs = [s for s in specs if s not in foreign]
+        if foreign:
+            notes.append(f"left out (cannot read {tb.target_language!r}; see combo metrics): {', '.join(foreign)}")
     need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:
@@ -579,13 +604,20 @@ class _ManyValuesCommand(click.Command):
 @click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
-def apply_cmd(model_path, hyps, refs, level, fmt, out):
+@click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
+              help="Language of the hypotheses and references (ISO 639-1); a model with metrics that cannot "
+                   "read it is refused.")
+@click.pass_context
+def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     """Score hypothesis files against reference files with a tuned metric."""
     from .combine.model import load_model
     from .io.text import read_lines
     from .metrics.base import refs_from_streams
+    from .scoring import check_language
 
     metric = load_model(model_path)
+    language = ctx.meta.get("combo.language")
+    check_language(metric, None if language == "any" else language, "the --hyps files", model_path)
     streams = [read_lines(p, allow_empty=True) for p in refs]
     for p, stream in zip(refs[1:], streams[1:]):
         if len(stream) != len(streams[0]):

@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
+from .errors import OptionError
 from .metrics.base import Metric, Rows, TextIndex
 from .metrics.registry import get_metric
 from .testbed import Testbed
@@ -181,6 +182,37 @@ def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segmen
     )
 
 
+def reads_language(metric: Metric, language: Optional[str]) -> bool:
+    """Whether ``metric`` at its options reads text in ``language`` (``None``, unknown: assumed so)."""
+    languages = metric.language_support()[0]
+    return language is None or not languages or language in languages
+
+
+def check_language(metric: Metric, language: Optional[str], texts: str, given: MetricLike = None) -> None:
+    """Refuse a metric whose analyses cannot read ``language`` (``None``: unknown, nothing checked).
+
+    ``texts`` names what is scored in the message (e.g. "the candidates of test bed X").
+    """
+    if reads_language(metric, language):
+        return
+    languages, why = metric.language_support()
+    raise OptionError(
+        f"{_display_name(metric, metric if given is None else given)} reads only {', '.join(map(repr, languages))} "
+        f"text: {why}; {texts} are in {language!r}. Fix: choose a metric that reads {language!r} (combo metrics "
+        f"lists each metric's languages), or score anyway with --language any (API: "
+        f"testbed.metadata['target_language'] = None)")
+
+
+def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike]) -> List[Metric]:
+    """Metric instances for ``metrics`` (specs or instances), checked for the test bed's language and resources."""
+    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    for given, m in zip(metrics, instances):
+        check_language(m, testbed.target_language, f"the candidates of test bed {testbed.name}", given)
+    for m in instances:
+        m.check_resources()
+    return instances
+
+
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
                   jobs: int = 1, progress: bool = False, cache_dir=None) -> ScoreTable:
     """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"`` or instances).
@@ -188,9 +220,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     With ``cache_dir``, each metric's scores are stored under a key made of the
     test bed's texts and the metric's signature, and reused on the next run.
     """
-    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
-    for m in instances:
-        m.check_resources()
+    instances = metrics_for(testbed, metrics)
     systems = list(testbed.systems if systems is None else systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)
@@ -384,7 +414,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     (:func:`score_with_references` gives the table and these scores from one
     analysis per metric.)
     """
-    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    instances = metrics_for(testbed, metrics)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
     cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
@@ -401,9 +431,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
 def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_refs: Optional[int] = None,
                           seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None):
     """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric."""
-    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
-    for m in instances:
-        m.check_resources()
+    instances = metrics_for(testbed, metrics)
     systems = list(testbed.systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)

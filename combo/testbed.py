@@ -84,6 +84,12 @@ class Testbed:
         """System names in insertion order."""
         return list(self.candidates)
 
+    @property
+    def target_language(self) -> Optional[str]:
+        """ISO 639-1 code of the candidates' and references' language (``metadata["target_language"]``), if known."""
+        lang = self.metadata.get("target_language")
+        return lang if isinstance(lang, str) and lang else None
+
     def segment_index(self) -> Dict[str, int]:
         """Map segment id to its position."""
         return {seg.id: i for i, seg in enumerate(self.segments)}

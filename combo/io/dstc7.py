@@ -210,6 +210,7 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
 
     tb.metadata = {
         "format": "dstc7-task2",
+        "target_language": "en",
         "instances": len(order),
         "skipped_no_references": skipped_no_refs,
         "min_references": min_references,

@@ -112,6 +112,7 @@ def read_flickr8k(root: PathLike, judgments: str = "expert", drop_own_captions: 
     tb = Testbed(name=f"flickr8k-{judgments}", segments=segments, candidates=candidates, scores=scores)
     tb.metadata = {
         "format": "flickr8k",
+        "target_language": "en",
         "judgments": judgments,
         "drop_own_captions": drop_own_captions,
         "dropped_own_caption_pairs": dropped,

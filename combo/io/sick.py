@@ -52,5 +52,5 @@ def read_sick(path: PathLike, system: str = "B") -> Testbed:
         scores.append(Score(system, seg, value, None, "relatedness"))
         entailment[pid] = label
     tb = Testbed(name="sick", segments=segments, candidates={system: outs}, scores=scores)
-    tb.metadata = {"format": "sick", "entailment": entailment}
+    tb.metadata = {"format": "sick", "target_language": "en", "entailment": entailment}
     return tb

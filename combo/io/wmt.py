@@ -168,7 +168,8 @@ def read_wmt12(root: PathLike, lp: str, testset: str = "newstest2012",
     csv_path = base / "wmt12.RNK_results.csv"
     prefs, counts = rankings_to_preferences(csv_path, lp, n, tb.systems, _parsed)
     tb.preferences = prefs
-    tb.metadata = {"format": "wmt-rr", "testset": testset, "lp": lp, **counts,
+    tb.metadata = {"format": "wmt-rr", "testset": testset, "lp": lp, "source_language": lp.split("-")[0],
+                   "target_language": lp.split("-")[1], **counts,
                    "bom_stripped": bom_stripped}
     return tb
 
