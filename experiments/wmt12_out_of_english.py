@@ -44,8 +44,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -54,8 +52,9 @@ import numpy as np
 from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt12_tuned import (FEATURES, PairEvaluation, _default_data, bootstrap_average, bootstrap_pair,  # noqa: E402
-                         evaluate_scores, paired_difference, select_metrics, system_means)
+from wmt12_tuned import (FEATURES, PairEvaluation, evaluate_scores, parse_args, select_metrics,  # noqa: E402
+                         system_means, write_json)
+from wmt12_tuned import tabulate as tabulate_rows  # noqa: E402
 
 OUT_OF_ENGLISH = ("en-cs", "en-de", "en-es", "en-fr")
 INTO_ENGLISH = ("cs-en", "de-en", "es-en", "fr-en")
@@ -86,27 +85,8 @@ def best_single_on(evals, tables, lps, specs):
 
 
 def tabulate(evals, lps, rows, args):
-    """Per-pair and average figures (with intervals) of every row, and paired differences of the tuned row."""
-    table = {}
-    for name, per_lp in rows.items():
-        entry = {"per_pair": {}, "average": {}}
-        for lp in lps:
-            vals = evaluate_scores(evals[lp], *per_lp[lp])
-            if args.bootstrap:
-                vals["interval"] = bootstrap_pair(evals[lp], *per_lp[lp], args.bootstrap, args.seed)
-            entry["per_pair"][lp] = vals
-        keys = ["kendall_discordant", "kendall_excluded", "spearman", "pearson"]
-        entry["average"] = {k: float(np.mean([entry["per_pair"][lp][k] for lp in lps])) for k in keys}
-        if args.bootstrap:
-            entry["average"]["interval"] = bootstrap_average(
-                [evals[lp] for lp in lps], [per_lp[lp][0] for lp in lps], [per_lp[lp][1] for lp in lps],
-                args.bootstrap, args.seed)
-        table[name] = entry
-    if args.bootstrap:
-        for other in ("ulc", "single_trained", "single_oracle"):
-            table["tuned"][f"minus_{other}"] = paired_difference(
-                [evals[lp] for lp in lps], [rows["tuned"][lp][0] for lp in lps], [rows[other][lp][0] for lp in lps],
-                args.bootstrap, args.seed)
+    """:func:`wmt12_tuned.tabulate` with both single-metric baselines, and the pairs where the ordering holds."""
+    table = tabulate_rows(evals, lps, rows, args, against=("ulc", "single_trained", "single_oracle"))
     k = "kendall_discordant"
     per = {name: {lp: table[name]["per_pair"][lp][k] for lp in lps} for name in table}
     table["order"] = {single: [lp for lp in lps if per["tuned"][lp] > per["ulc"][lp] > per[single][lp]]
@@ -135,35 +115,30 @@ def run(args) -> dict:
         spec: {lp: evaluate_scores(evals[lp], *single_scores(tables[lp], k)) for lp in testbeds}
         for k, spec in enumerate(specs)}
 
-    def fitted_raw(train_lps, test_lp):
+    def trained(train_lps):
+        """A model trained on ``train_lps`` and what it chose (C, weights)."""
         model = fit_model(training_data([(testbeds[o], tables[o]) for o in train_lps], "testbed"), TrainOptions())
-        raw = model.raw_scores(tables[test_lp].segment)
-        return raw, {"C": model.training["estimator"]["C"], "weights": dict(zip(specs, model.weights.round(4).tolist()))}
+        return model, {"C": model.training["estimator"]["C"],
+                       "weights": dict(zip(specs, model.weights.round(4).tolist()))}
 
     studies = {"transfer": OUT_OF_ENGLISH, "lopo": OUT_OF_ENGLISH, "cv10": OUT_OF_ENGLISH,
                "lopo_into_english": INTO_ENGLISH}
     for study, lps in studies.items():
         rows = {name: {} for name in ("tuned", "ulc", "single_trained", "single_oracle")}
         chosen = {}
-        if study == "transfer":
-            model = fit_model(training_data([(testbeds[o], tables[o]) for o in INTO_ENGLISH], "testbed"),
-                              TrainOptions())
+        if study == "transfer":  # one model and one single metric, from the into-English pairs
+            into_english = trained(INTO_ENGLISH)
             trained_single = best_single_on(evals, tables, INTO_ENGLISH, specs)
         for lp in lps:
-            if study == "transfer":
-                raw = model.raw_scores(tables[lp].segment)
-                info = {"C": model.training["estimator"]["C"],
-                        "weights": dict(zip(specs, model.weights.round(4).tolist()))}
-                single = trained_single
-            elif study in ("lopo", "lopo_into_english"):
-                train = [o for o in lps if o != lp]
-                raw, info = fitted_raw(train, lp)
-                single = best_single_on(evals, tables, train, specs)
-            else:
+            if study == "cv10":
                 cv = cross_validate(training_data([(testbeds[lp], tables[lp])], "testbed"), TrainOptions(), folds=10)
-                raw = cv.raw
-                info = {"C": [m.training["estimator"]["C"] for m in cv.models]}
+                raw, info = cv.raw, {"C": [m.training["estimator"]["C"] for m in cv.models]}
                 single = best_single_on(evals, tables, [lp], specs)
+            else:
+                train = INTO_ENGLISH if study == "transfer" else [o for o in lps if o != lp]
+                model, info = into_english if study == "transfer" else trained(train)
+                raw = model.raw_scores(tables[lp].segment)
+                single = trained_single if study == "transfer" else best_single_on(evals, tables, train, specs)
             oracle = best_single_on(evals, tables, [lp], specs)
             rows["tuned"][lp] = (expit(raw), system_means(tables[lp], raw))
             rows["ulc"][lp] = (ulc(tables[lp].segment, hib), ulc(tables[lp].system, hib))
@@ -179,7 +154,8 @@ def run(args) -> dict:
 
 
 LABELS = {"tuned": "tuned (pairwise LR, 22 features)", "ulc": "ULC (same 22 metrics)",
-          "single_trained": "best single chosen on training data", "single_oracle": "best single (oracle on the test pair)"}
+          "single_trained": "best single chosen on training data",
+          "single_oracle": "best single (oracle on the test pair)"}
 TITLES = {"transfer": "(a) trained on the four into-English pairs, tested out of English",
           "lopo": "(b) leave one out-of-English pair out", "cv10": "(c) 10-fold CV by segment within each pair",
           "lopo_into_english": "for comparison, not held out: leave one into-English pair out"}
@@ -212,8 +188,9 @@ def markdown(results) -> str:
             if diff:
                 out.append(f"\ntuned minus {other}: {diff['delta']:+.4f} [{diff['interval'][0]:+.4f}, "
                            f"{diff['interval'][1]:+.4f}], paired bootstrap p = {diff['p_value']:.3f}")
-        out.append(f"\ntuned > ULC > best single on: oracle single {', '.join(table['order']['single_oracle']) or 'none'}; "
-                   f"single chosen on training data {', '.join(table['order']['single_trained']) or 'none'}; "
+        order = {k: ", ".join(v) or "none" for k, v in table["order"].items()}
+        out.append(f"\ntuned > ULC > best single on: oracle single {order['single_oracle']}; "
+                   f"single chosen on training data {order['single_trained']}; "
                    f"C {[res['chosen'][lp]['C'] for lp in lps]}\n")
     lps = list(results["pairs"])
     out.append("**single metrics** (WMT12 Kendall, ties discordant)\n")
@@ -225,19 +202,9 @@ def markdown(results) -> str:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(_default_data()), help="WMT12 folder (wmt12.RNK_results.csv, plain/)")
-    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"),
-                        help="Folder caching metric scores")
-    parser.add_argument("--out", default=None, help="Write all figures here (JSON)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples (0: no intervals)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__.split("\n")[0], argv)
     results = run(args)
-    text = json.dumps(results, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    write_json(results, args.out)
     print(markdown(results))
 
 

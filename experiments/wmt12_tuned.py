@@ -206,6 +206,52 @@ def bootstrap_pair(ev, row_scores, system_scores, n_resamples, seed):
     return out
 
 
+def tabulate(evals, lps, rows, args, against):
+    """Per-pair and average figures (with intervals) of every row ``{name: {lp: (segment, system scores)}}``,
+    and the paired differences of the ``tuned`` row minus each row named in ``against``."""
+    table = {}
+    for name, per_lp in rows.items():
+        entry = {"per_pair": {}, "average": {}}
+        for lp in lps:
+            vals = evaluate_scores(evals[lp], *per_lp[lp])
+            if args.bootstrap:
+                vals["interval"] = bootstrap_pair(evals[lp], *per_lp[lp], args.bootstrap, args.seed)
+            entry["per_pair"][lp] = vals
+        keys = ["kendall_discordant", "kendall_excluded", "spearman", "pearson"]
+        entry["average"] = {k: float(np.mean([entry["per_pair"][lp][k] for lp in lps])) for k in keys}
+        if args.bootstrap:
+            entry["average"]["interval"] = bootstrap_average(
+                [evals[lp] for lp in lps], [per_lp[lp][0] for lp in lps], [per_lp[lp][1] for lp in lps],
+                args.bootstrap, args.seed)
+        table[name] = entry
+    if args.bootstrap:
+        for other in against:
+            table["tuned"][f"minus_{other}"] = paired_difference(
+                [evals[lp] for lp in lps], [rows["tuned"][lp][0] for lp in lps], [rows[other][lp][0] for lp in lps],
+                args.bootstrap, args.seed)
+    return table
+
+
+def parse_args(description, argv=None):
+    """The options both WMT12 experiments take."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", default=str(_default_data()), help="WMT12 folder (wmt12.RNK_results.csv, plain/)")
+    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"),
+                        help="Folder caching metric scores")
+    parser.add_argument("--out", default=None, help="Write all figures here (JSON)")
+    parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples (0: no intervals)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1)
+    return parser.parse_args(argv)
+
+
+def write_json(results, path) -> None:
+    """All figures as JSON (numpy values as lists)."""
+    if path:
+        text = json.dumps(results, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+        Path(path).write_text(text + "\n", encoding="utf-8")
+
+
 def run(args) -> dict:
     from combo import score_testbed
     from combo.combine.learn import TrainOptions, cross_validate, fit_model, pair_kendall, training_data
@@ -279,27 +325,7 @@ def run(args) -> dict:
                 best = int(np.argmax([s["kendall_discordant"] for s in single[lp]]))
                 rows["best_single"][lp] = single_scores(sub[lp], best)
                 chosen[lp]["best_single"] = specs[best]
-            table = {}
-            for name, per_lp in rows.items():
-                entry = {"per_pair": {}, "average": {}}
-                for lp in lps:
-                    vals = evaluate_scores(evals[lp], *per_lp[lp])
-                    if args.bootstrap:
-                        vals["interval"] = bootstrap_pair(evals[lp], *per_lp[lp], args.bootstrap, args.seed)
-                    entry["per_pair"][lp] = vals
-                keys = ["kendall_discordant", "kendall_excluded", "spearman", "pearson"]
-                entry["average"] = {k: float(np.mean([entry["per_pair"][lp][k] for lp in lps])) for k in keys}
-                if args.bootstrap:
-                    entry["average"]["interval"] = bootstrap_average(
-                        [evals[lp] for lp in lps], [per_lp[lp][0] for lp in lps], [per_lp[lp][1] for lp in lps],
-                        args.bootstrap, args.seed)
-                table[name] = entry
-            if args.bootstrap:
-                ev_list = [evals[lp] for lp in lps]
-                for other in ("ulc", "best_single"):
-                    table["tuned"][f"minus_{other}"] = paired_difference(
-                        ev_list, [rows["tuned"][lp][0] for lp in lps], [rows[other][lp][0] for lp in lps],
-                        args.bootstrap, args.seed)
+            table = tabulate(evals, lps, rows, args, against=("ulc", "best_single"))
             order_ok = [lp for lp in lps
                         if table["tuned"]["per_pair"][lp]["kendall_discordant"]
                         > table["ulc"]["per_pair"][lp]["kendall_discordant"]
@@ -369,19 +395,9 @@ def markdown(results) -> str:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(_default_data()), help="WMT12 folder (wmt12.RNK_results.csv, plain/)")
-    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"),
-                        help="Folder caching metric scores")
-    parser.add_argument("--out", default=None, help="Write all figures here (JSON)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples (0: no intervals)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__.split("\n")[0], argv)
     results = run(args)
-    text = json.dumps(results, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    write_json(results, args.out)
     print(markdown(results))
     print(f"\ntraining on all four pairs (scores cached, median of 3): {results['train_all_four_seconds']:.2f} s; "
           f"scoring/cache load: {results['scoring_seconds']:.1f} s")

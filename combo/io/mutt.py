@@ -194,5 +194,6 @@ def mutt_testbed(trials: Sequence[MuttTrial], name: str = "mutt") -> Testbed:
         original[i] = t.sentence
         corrupted[i] = t.corrupted
     tb.candidates = {"original": original, "corrupted": corrupted}
-    tb.metadata = {"format": "mutt", "target_language": "en", "kinds": {c: CORRUPTION_KINDS.get(c, "unknown") for c in counters}}
+    tb.metadata = {"format": "mutt", "target_language": "en",
+                   "kinds": {c: CORRUPTION_KINDS.get(c, "unknown") for c in counters}}
     return tb

@@ -11,7 +11,7 @@ attached with :func:`combo.features.layers.supply_trees` (kind
 from __future__ import annotations
 
 from itertools import chain
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -64,7 +64,9 @@ class ConstituentMetric(Metric):
         if self.params["trees"] == "supplied":
             self.layers = ()  # no analysis layer: the user's trees
             self.resources = ()
-            self.languages, self.language_note = (), ""
+
+    def language_support(self) -> Tuple[Tuple[str, ...], str]:
+        return ((), "") if self.params["trees"] == "supplied" else super().language_support()
 
     def check_resources(self) -> None:
         for layer in self.layers:
