@@ -454,21 +454,27 @@ def data_verify(name: str, home: Optional[str]) -> None:
 # -- learned combinations: combo train, combo apply -------------------------------------------------
 
 def _train_report(data, cv, options) -> dict:
-    """Cross-validated WMT12 Kendall of the tuned scores, the ULC and each single metric, over the training pairs."""
+    """Cross-validated WMT12 Kendall of the tuned scores, the ULC and each single metric over the training pairs:
+    pooled for one test bed, the mean over test beds for several (as WMT averages language pairs)."""
     import numpy as np
 
     from .combine.learn import pair_kendall
     from .combine.ulc import ulc
 
+    sources = range(len(data.sources))
+    subsets = [data.pairs.subset(data.pair_source == k) for k in sources] if len(data.sources) > 1 else [data.pairs]
+
     def both(values):
-        return {"ties_discordant": pair_kendall(values, data.pairs, "discordant").value,
-                "ties_excluded": pair_kendall(values, data.pairs, "excluded").value}
+        return {ties: float(np.mean([pair_kendall(values, pairs, rule).value for pairs in subsets]))
+                for ties, rule in (("ties_discordant", "discordant"), ("ties_excluded", "excluded"))}
 
     singles = {m: both(data.scores[k] if data.higher_is_better[k] else -data.scores[k])
                for k, m in enumerate(data.metrics)}
     best = max(singles, key=lambda m: (np.nan_to_num(singles[m]["ties_discordant"], nan=-np.inf), m))
-    report = {"folds": cv.folds if cv is not None else 0, "grouped_by": "segment", "pairs": len(data.pairs),
-              "criterion": "WMT12 Kendall over the training pairs (human ties left out)",
+    report = {"folds": cv.folds if cv is not None else 0, "grouped_by": cv.by if cv is not None else None,
+              "pairs": len(data.pairs),
+              "criterion": "WMT12 Kendall over the training pairs (human ties left out)"
+                           + (f", mean over {len(data.sources)} test beds" if len(data.sources) > 1 else ""),
               "tuned": both(cv.raw) if cv is not None else None,
               "ulc": both(ulc(data.scores, data.higher_is_better, data.norm_group)),
               "best_single": {"metric": best, **singles[best]}, "single": singles}
@@ -492,12 +498,14 @@ def _train_report(data, cv, options) -> dict:
 @click.option("--judgments", type=click.Choice(["auto", "rankings", "scores"]), default="auto", show_default=True,
               help="Train on relative rankings or absolute scores (auto: rankings when present).")
 @click.option("--min-diff", type=float, default=None,
-              help="Absolute scores: a pair needs a larger difference (default 25%% of the score range; DARR: 25).")
+              help="Absolute scores: a pair needs a larger difference (default 25% of the score range; DARR: 25).")
 @click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
 @click.option("--normalise", type=click.Choice(["testbed", "group", "all"]), default="testbed", show_default=True,
               help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
 @click.option("--folds", type=int, default=10, show_default=True,
               help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
+@click.option("--cv", "cv_by", type=click.Choice(["segment", "testbed"]), default="segment", show_default=True,
+              help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
 @click.option("--inner-folds", type=int, default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set.")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True)
@@ -505,14 +513,20 @@ def _train_report(data, cv, options) -> dict:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
 def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, name, judgments, min_diff, aspect,
-          normalise, folds, inner_folds, jobs, cache, fmt, quiet):
-    """Train a tuned metric on a test bed's human judgments; print its cross-validated quality."""
+          normalise, folds, cv_by, inner_folds, jobs, cache, fmt, quiet):
+    """Train a tuned metric on a test bed's human judgments; print its cross-validated quality.
+
+    Several language pairs of one folder train one model: --lp cs-en,de-en,es-en.
+    """
     from .combine.learn import TrainOptions, cross_validate, fit_model, training_data
     from .scoring import score_testbed
 
     if folds < 0 or folds == 1:
         raise OptionError(f"--folds {folds}: give 0 (no cross-validation) or at least 2")
-    tb = _load_testbed(testbed_path, lp, testbed_options)
+    lps = [x.strip() for x in lp.split(",")] if lp else [None]
+    if len(set(lps)) != len(lps) or "" in lps:
+        raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. cs-en,de-en)")
+    testbeds = [_load_testbed(testbed_path, x, testbed_options) for x in lps]
     specs = _metric_list(metrics) if metrics else list(SEARCH_METRICS)
     if any(spec.lower().endswith(".json") for spec in specs):
         raise OptionError("a tuned metric (model file) cannot be a feature of another model")
@@ -521,39 +535,52 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     options = TrainOptions(method=method, regressor=regressor, inner_folds=inner_folds,
                            name=name or Path(out).stem)
     options.check()
-    if not tb.preferences and not tb.scores:
-        raise InputError(f"test bed {tb.name!r} has no human judgments (relative rankings or absolute scores) "
-                         "to train on", testbed_path, fix="give a test bed with judgments")
-    table = score_testbed(tb, specs, jobs=jobs, progress=not quiet and sys.stderr.isatty(), cache_dir=cache)
-    data = training_data([(tb, table)], normalise, judgments, min_diff, aspect, targets=method == "regression")
-    cv = cross_validate(data, options, folds) if folds else None
+    for tb in testbeds:
+        if not tb.preferences and not tb.scores:
+            raise InputError(f"test bed {tb.name!r} has no human judgments (relative rankings or absolute scores) "
+                             "to train on", testbed_path, fix="give a test bed with judgments")
+    if cv_by == "testbed" and folds and len(testbeds) < 2:
+        raise OptionError("--cv testbed leaves one test bed out: train on at least two (e.g. --lp cs-en,de-en)")
+    progress = not quiet and sys.stderr.isatty()
+    sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)) for tb in testbeds]
+    data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
+    cv = cross_validate(data, options, folds, by=cv_by) if folds else None
     model = fit_model(data, options)
     report = _train_report(data, cv, options)
     from .combine.model import save_text
 
     save_text(model.to_json(), out)
     est = model.training["estimator"]
-    described = data.sources[0]
     if fmt == "json":
-        doc = {"model": out, "name": model.name, "method": model.method, "testbed": tb.name,
-               "training": described, "chosen": {k: est[k] for k in ("C", "alpha") if k in est},
+        doc = {"model": out, "name": model.name, "method": model.method,
+               "testbed": ", ".join(tb.name for tb in testbeds), "testbeds": [tb.name for tb in testbeds],
+               "training": data.sources[0] if len(testbeds) == 1 else data.sources,
+               "chosen": {k: est[k] for k in ("C", "alpha") if k in est},
                "weights": dict(zip(model.specs, model.weights.tolist())), "bias": model.bias,
                "cross_validation": report}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
         chosen = ", ".join(f"{k} = {est[k]:g}" for k in ("C", "alpha") if k in est)
-        left = [f"{described['ties_dropped']} human ties left out"] if described["ties_dropped"] else []
-        if described.get("below_threshold"):
-            left.append(f"{described['below_threshold']} candidate pairs within min_diff {described['min_diff']:g}")
-        if described["few_candidates"]:
-            left.append(f"{described['few_candidates']} judged segments with fewer than 2 candidates")
-        lines = [f"trained {model.method} on {tb.name}: {described['segments']} segments, "
-                 f"{described['candidates']} candidates, {described['pairs']} pairs from {described['judgments']}"
-                 + (f" ({'; '.join(left)})" if left else "") + (f"; {chosen}" if chosen else ""),
-                 f"model written to {out}"]
+        lines = []
+        for tb, described in zip(testbeds, data.sources):
+            left = [f"{described['ties_dropped']} human ties left out"] if described["ties_dropped"] else []
+            if described.get("below_threshold"):
+                left.append(f"{described['below_threshold']} candidate pairs within min_diff "
+                            f"{described['min_diff']:g}")
+            if described["few_candidates"]:
+                left.append(f"{described['few_candidates']} judged segments with fewer than 2 candidates")
+            lines.append(f"trained {model.method} on {tb.name}: {described['segments']} segments, "
+                         f"{described['candidates']} candidates, {described['pairs']} pairs from "
+                         f"{described['judgments']}" + (f" ({'; '.join(left)})" if left else "")
+                         + (f"; {chosen}" if chosen and len(testbeds) == 1 else ""))
+        if chosen and len(testbeds) > 1:
+            lines.append(f"one model on all {len(testbeds)} test beds; {chosen}")
+        lines.append(f"model written to {out}")
         if cv is not None:
-            lines.append(f"cross-validated quality ({report['folds']} folds grouped by segment; "
-                         f"WMT12 Kendall over {report['pairs']} pairs):")
+            how = ("leaving one test bed out" if cv.by == "testbed"
+                   else f"{report['folds']} folds grouped by segment")
+            over = (f"mean over {len(testbeds)} test beds of" if len(testbeds) > 1 else "over")
+            lines.append(f"cross-validated quality ({how}; WMT12 Kendall {over} {report['pairs']} pairs):")
             lines.append(f"  {'':<28}{'ties discordant':>16}{'ties excluded':>16}")
             best = report["best_single"]
             for label, row in ((f"tuned ({model.method}, cv)", report["tuned"]), ("ULC (all metrics)", report["ulc"]),

@@ -230,6 +230,28 @@ def test_cross_validation_keeps_segments_whole_and_never_sees_test_rows(example)
         assert model.training["rows"] == int((~test_rows).sum())
 
 
+def test_leaving_one_testbed_out_never_sees_the_held_out_testbed(example):
+    import copy
+
+    tb, table = example
+    tb2 = copy.deepcopy(tb)
+    tb2.name = "example-copy"
+    table2 = copy.deepcopy(table)
+    table2.segment[1] *= 10.0  # ranges only the fold that trains on the copy may see
+    data = training_data([(tb, table), (tb2, table2)])
+    cv = cross_validate(data, TrainOptions(Cs=(1.0,)), by="testbed")
+    assert cv.by == "testbed" and cv.folds == 2
+    assert np.array_equal(cv.fold, data.source) and np.isfinite(cv.raw).all()
+    for k, model in enumerate(cv.models):
+        groups = set(model.to_dict()["normalisation"]["groups"])
+        assert groups == {[tb.name, tb2.name][1 - k]}, (k, groups)
+        assert (model.hi[1] > table.segment[1].max()) == (k == 0)  # only the model trained on the copy
+    with pytest.raises(InputError, match="at least 2 test beds"):
+        cross_validate(training_data([(tb, table)]), TrainOptions(Cs=(1.0,)), by="testbed")
+    with pytest.raises(OptionError, match="'segment' or 'testbed'"):
+        cross_validate(data, TrainOptions(Cs=(1.0,)), by="system")
+
+
 def test_train_model_on_example(example):
     tb, table = example
     model = train_model([(tb, table)])
@@ -275,6 +297,22 @@ def test_cli_train_json_and_methods(tmp_path):
         assert out.exists()
 
 
+def test_cli_train_on_several_language_pairs_leaving_one_out(data, tmp_path):
+    out = tmp_path / "two.json"
+    res = _run("train", "--testbed", str(data / "wmt12"), "--lp", "cs-en,es-en", "-m", "chrf", "-m", "bleu",
+               "--cv", "testbed", "--out", str(out), "--format", "json", "-q")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["testbeds"] == ["wmt12.cs-en", "wmt12.es-en"]
+    assert [d["pairs"] for d in doc["training"]] == [11021, 9796]  # README-checked counts of the two pairs
+    cv = doc["cross_validation"]
+    assert cv["grouped_by"] == "testbed" and cv["folds"] == 2 and "mean over 2 test beds" in cv["criterion"]
+    # the single metrics' row is the mean of the per-pair WMT12 Kendall (chrF: .237 and .240, README)
+    assert cv["single"]["chrf"]["ties_discordant"] == pytest.approx((0.237 + 0.240) / 2, abs=1e-3)
+    model = json.loads(out.read_text())
+    assert set(model["normalisation"]["groups"]) == {"wmt12.cs-en", "wmt12.es-en"}
+
+
 def test_cli_train_bad_input_exits_2_without_output(tmp_path):
     root = tmp_path / "tb"
     (root / "systems").mkdir(parents=True)
@@ -291,3 +329,7 @@ def test_cli_train_bad_input_exits_2_without_output(tmp_path):
     assert res.exit_code == 2 and not out.exists()
     res = _run("train", "--testbed", "example", "-m", "chrf", "--out", str(tmp_path / "no" / "m.json"), "-q")
     assert res.exit_code == 2 and "output folder does not exist" in res.output
+    res = _run("train", "--testbed", "example", "-m", "chrf", "--out", str(out), "--cv", "testbed", "-q")
+    assert res.exit_code == 2 and "at least two" in res.output and not out.exists()
+    res = _run("train", "--testbed", "example", "--lp", "de-en,de-en", "-m", "chrf", "--out", str(out), "-q")
+    assert res.exit_code == 2 and "distinct language pairs" in res.output and not out.exists()

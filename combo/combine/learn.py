@@ -652,27 +652,42 @@ def train_model(sources: Sequence[Tuple[Testbed, ScoreTable]], options: Optional
 
 @dataclass
 class CrossValidation:
-    """Out-of-fold interpolated scores of every row (folds grouped by segment) and each fold's model."""
+    """Out-of-fold interpolated scores of every row (folds grouped by segment or test bed) and each fold's model."""
 
     raw: np.ndarray
     fold: np.ndarray
     models: List[TunedModel] = field(repr=False)
+    by: str = "segment"  # what the folds keep whole: "segment" or "testbed"
 
     @property
     def folds(self) -> int:
         return len(self.models)
 
 
-def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, folds: int = 10) -> CrossValidation:
-    """K-fold cross-validation grouped by segment: each fold's rows are scored by a model trained on the others.
+def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, folds: int = 10,
+                   by: str = "segment") -> CrossValidation:
+    """Cross-validation: each fold's rows are scored by a model trained on the other folds only.
 
-    Every model (ranges, C or alpha) sees only its training folds.
+    ``by="segment"``: ``folds`` folds grouped by segment. ``by="testbed"``:
+    leave one test bed out (one fold per training source, e.g. per WMT
+    language pair; ``folds`` is ignored). Every model (ranges, C or alpha)
+    sees only its training folds.
     """
     options = options or TrainOptions()
     options.check()
-    splits = _grouped_folds(data.segment, folds)
-    if splits is None:
-        raise InputError(f"cross-validation needs at least 2 segments and 2 folds (folds={folds})")
+    if by == "segment":
+        splits = _grouped_folds(data.segment, folds)
+        if splits is None:
+            raise InputError(f"cross-validation needs at least 2 segments and 2 folds (folds={folds})")
+    elif by == "testbed":
+        if len(data.sources) < 2:
+            raise InputError(f"leaving one test bed out needs at least 2 test beds, not {len(data.sources)}",
+                             fix="train on several test beds (e.g. --lp cs-en,de-en,es-en), or cross-validate "
+                                 "by segment")
+        splits = [(np.flatnonzero(data.source != k), np.flatnonzero(data.source == k))
+                  for k in range(len(data.sources))]
+    else:
+        raise OptionError(f"cross-validation by {by!r}: give 'segment' or 'testbed'")
     entries = _metric_entries(data)
     raw = np.full(data.n_rows, np.nan)
     fold = np.full(data.n_rows, -1, dtype=np.int64)
@@ -684,7 +699,7 @@ def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, f
         raw[test_rows] = model.raw_scores(data.scores[:, test_rows])
         fold[test_rows] = k
         models.append(model)
-    return CrossValidation(raw, fold, models)
+    return CrossValidation(raw, fold, models, by)
 
 
 def pair_kendall(row_scores: np.ndarray, pairs: TrainingPairs, ties: str = "discordant") -> KendallLikeResult:
