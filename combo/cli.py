@@ -190,6 +190,16 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
     return ok, missing
 
 
+def _readable(specs: Sequence[str], testbeds) -> Tuple[List[str], List[str]]:
+    """Split a default metric set into the metrics that read every test bed's language and the others."""
+    from .metrics.registry import get_metric
+    from .scoring import reads_language
+
+    languages = {tb.target_language for tb in testbeds} - {None}
+    foreign = [s for s in specs if not all(reads_language(get_metric(s), lang) for lang in languages)]
+    return [s for s in specs if s not in foreign], foreign
+
+
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
              cache, quiet, needs_refs):
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
@@ -206,12 +216,8 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         for spec in missing:
             get_metric(spec).check_resources()  # raises the precise error
     notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
-    if not explicit and tb.target_language is not None:  # the default set keeps what reads the test bed's language
-        from .metrics.registry import get_metric
-        from .scoring import reads_language
-
-        foreign = [s for s in specs if not reads_language(get_metric(s), tb.target_language)]
-        specs = [s for s in specs if s not in foreign]
+    if not explicit:
+        specs, foreign = _readable(specs, [tb])
         if foreign:
             notes.append(f"left out (cannot read {tb.target_language!r}; see combo metrics): {', '.join(foreign)}")
     need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
@@ -530,8 +536,9 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     specs = _metric_list(metrics) if metrics else list(SEARCH_METRICS)
     if any(spec.lower().endswith(".json") for spec in specs):
         raise OptionError("a tuned metric (model file) cannot be a feature of another model")
-    if not metrics:
+    if not metrics:  # the default set: what is installed and reads the test beds' language
         specs, _ = _available(specs)
+        specs, _ = _readable(specs, testbeds)
     options = TrainOptions(method=method, regressor=regressor, inner_folds=inner_folds,
                            name=name or Path(out).stem)
     options.check()

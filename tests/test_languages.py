@@ -126,3 +126,11 @@ def test_search_default_set_leaves_out_what_cannot_read_the_language():
     # explicit metrics are never silently dropped
     res = run("search", "--criterion", "kendall", "--testbed", "example", "--language", "de", "-m", "chrf,rouge-l")
     assert res.exit_code == 2 and "rouge-l reads only 'en'" in res.output
+
+
+def test_train_default_set_keeps_what_reads_the_language(tmp_path):
+    out = tmp_path / "m.json"
+    res = run("train", "--testbed", "example", "--language", "de", "--out", str(out), "--folds", "0", "-q")
+    assert res.exit_code == 0, res.output
+    specs = [m["spec"] for m in json.loads(out.read_text())["metrics"]]
+    assert "chrf" in specs and not any(s.startswith(("rouge", "meteor")) for s in specs)
