@@ -18,10 +18,11 @@ def catalogue() -> List[Dict[str, object]]:
     rows = []
     for name in list_metrics():
         cls = metric_class(name)
+        metric = cls()
         available, reason = True, ""
-        languages, language_note = cls().language_support()
+        languages, language_note = metric.language_support()
         try:
-            cls().check_resources()
+            metric.check_resources()
         except ResourceMissing as err:
             available, reason = False, str(err)
         lo, hi = cls.value_range
