@@ -200,6 +200,19 @@ def _readable(specs: Sequence[str], testbeds) -> Tuple[List[str], List[str]]:
     return [s for s in specs if s not in foreign], foreign
 
 
+def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
+    """A note for each tuned metric (model file) trained on this test bed: its figures here are in-sample."""
+    from .metrics.registry import get_metric
+
+    notes = []
+    for spec in specs:
+        if spec.lower().endswith(".json"):
+            how = get_metric(spec).trained_on(testbed)
+            if how:
+                notes.append(f"{spec} was trained on {how}: its figures here are in-sample, not held out")
+    return notes
+
+
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
              cache, quiet, needs_refs):
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
@@ -220,6 +233,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         specs, foreign = _readable(specs, [tb])
         if foreign:
             notes.append(f"left out (cannot read {tb.target_language!r}; see combo metrics): {', '.join(foreign)}")
+    notes += _in_sample_notes(specs, tb)
     need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:

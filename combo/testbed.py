@@ -15,6 +15,7 @@ scoring, combination and meta-evaluation consume.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
@@ -190,6 +191,23 @@ class Testbed:
             "preferences": len(self.preferences),
             "system_scores": {k: len(v) for k, v in self.system_scores.items()},
         }
+
+    def digest(self) -> str:
+        """SHA-256 (first 16 hex digits) of the texts: each segment's references, each system's candidates.
+
+        Two test beds with the same digest hold the same texts; a tuned metric
+        records the digests of its training test beds to flag in-sample figures.
+        """
+        h = hashlib.sha256()
+        for seg in self.segments:
+            h.update(b"\x1dsegment")
+            for ref in seg.references:
+                h.update(b"\x1e" + ref.encode("utf-8"))
+        for system, outs in self.candidates.items():
+            h.update(b"\x1dsystem\x1e" + system.encode("utf-8"))
+            for i in sorted(outs):
+                h.update(f"\x1e{i}\x1f".encode() + outs[i].encode("utf-8"))
+        return h.hexdigest()[:16]
 
     def subset(self, segments: Iterable[int], name: Optional[str] = None) -> "Testbed":
         """A test bed restricted to the given segment indices (renumbered in order)."""

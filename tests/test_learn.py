@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import combo
 from combo import InputError, OptionError, Preference, Score, Segment, Testbed, load_testbed, score_testbed
 from combo.cli import example_path, main
 from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
@@ -333,3 +334,24 @@ def test_cli_train_bad_input_exits_2_without_output(tmp_path):
     assert res.exit_code == 2 and "at least two" in res.output and not out.exists()
     res = _run("train", "--testbed", "example", "--lp", "de-en,de-en", "-m", "chrf", "--out", str(out), "-q")
     assert res.exit_code == 2 and "distinct language pairs" in res.output and not out.exists()
+
+
+def test_a_tuned_metric_knows_its_training_testbeds(example, tmp_path):
+    from combo.io.jsonl import write_jsonl
+
+    tb, table = example
+    path = tmp_path / "m.json"
+    train_model([(tb, table)], TrainOptions(method="ulc")).save(path)
+    metric = combo.load_model(path)
+    assert metric.trained_on(tb) == "this test bed ('example-de-en', the same texts)"
+    assert "same name" in metric.trained_on(tb.subset(range(10)))
+    assert metric.trained_on(tb.subset(range(10), name="part")) is None
+    # the command line says so wherever it meta-evaluates, and only then
+    res = _run("evaluate", "--testbed", "example", "-m", str(path), "-m", "chrf", "--criteria", "kendall")
+    assert res.exit_code == 0, res.output
+    assert f"note: {path} was trained on this test bed" in res.output and "in-sample, not held out" in res.output
+    other = tmp_path / "part.jsonl"
+    write_jsonl(tb.subset(range(12, 24), name="part"), other)
+    res = _run("evaluate", "--testbed", str(other), "-m", str(path), "-m", "chrf", "--criteria", "kendall")
+    assert res.exit_code == 0, res.output
+    assert "in-sample" not in res.output

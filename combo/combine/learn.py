@@ -299,7 +299,8 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
         worse.append(pairs.worse + row_offset)
         pseg.append(pairs.segment + seg_offset)
         psrc.append(np.full(len(pairs), k))
-        described.append({"name": tag, "segments": len(tb.segments), "systems": len(table.systems),
+        described.append({"name": tag, "digest": tb.digest(), "segments": len(tb.segments),
+                          "systems": len(table.systems),
                           "candidates": n_rows, **pairs.describe(),
                           **({"targets": tkind, "targeted_candidates": int(np.isfinite(t).sum())} if targets else {})})
         row_offset += n_rows

@@ -208,6 +208,24 @@ class TunedMetric(Metric):
         """Weight of each metric (by its spec)."""
         return {m.spec: float(w) for m, w in zip(self.model.metrics, self.model.weights)}
 
+    def trained_on(self, testbed) -> Optional[str]:
+        """Whether ``testbed`` was training data of this model: a phrase saying how, or ``None``.
+
+        The same texts (the test bed's :meth:`~combo.testbed.Testbed.digest`, recorded
+        at training time) or, failing that, the same test-bed name (a subset of a
+        training test bed keeps its name). Model files written before digests
+        were recorded are matched by name only.
+        """
+        described = self.model.training.get("testbeds") or []
+        digest = testbed.digest()
+        for d in described:
+            if isinstance(d, dict) and d.get("digest") == digest:
+                return f"this test bed ({d.get('name')!r}, the same texts)"
+        for d in described:
+            if isinstance(d, dict) and str(d.get("name", "")).split("#")[0] == testbed.name:
+                return f"a test bed of the same name ({d.get('name')!r}; other texts, e.g. a subset)"
+        return None
+
     def language_support(self) -> Tuple[Tuple[str, ...], str]:
         """The languages every component reads (``()``: any), naming the components that limit them."""
         allowed: Optional[set] = None
