@@ -59,10 +59,12 @@ def _supply_trees(ctx, param, values) -> None:
 def _set_language(ctx, param, value) -> None:
     """``--language LANG``: the candidates' language, checked against each metric's (``any``: no check)."""
     if value is not None:
-        value = value.strip().lower()
-        if not value or not (value == "any" or value.replace("-", "").isalpha()):
+        from .testbed import primary_language
+
+        code = primary_language(value)
+        if code is None or not (code == "any" or (code.isalpha() and code.isascii())):
             raise click.BadParameter(f"{value!r} is not a language code such as 'en' or 'de', nor 'any'")
-        ctx.meta["combo.language"] = value
+        ctx.meta["combo.language"] = code
 
 
 def testbed_options(func):

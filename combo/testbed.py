@@ -23,6 +23,13 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from .errors import InputError
 
 
+def primary_language(code) -> Optional[str]:
+    """The primary language subtag of a language code, lowercased: "en-US" -> "en"; None for no code."""
+    if not isinstance(code, str) or not code.strip():
+        return None
+    return code.strip().lower().replace("_", "-").split("-")[0]
+
+
 @dataclass
 class Segment:
     """One source segment and its references."""
@@ -87,9 +94,11 @@ class Testbed:
 
     @property
     def target_language(self) -> Optional[str]:
-        """ISO 639-1 code of the candidates' and references' language (``metadata["target_language"]``), if known."""
-        lang = self.metadata.get("target_language")
-        return lang if isinstance(lang, str) and lang else None
+        """ISO 639-1 code of the candidates' and references' language (``metadata["target_language"]``), if known.
+
+        Written any common way ("en", "EN", "en-US", "en_GB"), it reads as the primary code ("en").
+        """
+        return primary_language(self.metadata.get("target_language"))
 
     def segment_index(self) -> Dict[str, int]:
         """Map segment id to its position."""

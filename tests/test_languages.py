@@ -134,3 +134,15 @@ def test_train_default_set_keeps_what_reads_the_language(tmp_path):
     assert res.exit_code == 0, res.output
     specs = [m["spec"] for m in json.loads(out.read_text())["metrics"]]
     assert "chrf" in specs and not any(s.startswith(("rouge", "meteor")) for s in specs)
+
+
+def test_language_codes_read_as_their_primary_subtag():
+    tb = load_testbed(example_path())
+    for written in ("EN", "en-US", "en_GB", " en "):
+        tb.metadata["target_language"] = written
+        assert tb.target_language == "en"
+    tb.metadata["target_language"] = "de-AT"
+    with pytest.raises(OptionError, match="'de'"):
+        score_testbed(tb, ["rouge-l"])
+    res = run("score", "--testbed", "example", "-m", "rouge-l", "--language", "DE-de", "-q")
+    assert res.exit_code == 2 and "are in 'de'" in res.output
