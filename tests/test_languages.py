@@ -146,3 +146,18 @@ def test_language_codes_read_as_their_primary_subtag():
         score_testbed(tb, ["rouge-l"])
     res = run("score", "--testbed", "example", "-m", "rouge-l", "--language", "DE-de", "-q")
     assert res.exit_code == 2 and "are in 'de'" in res.output
+
+
+def test_the_held_out_study_uses_only_metrics_that_read_any_language():
+    import sys
+    from pathlib import Path
+
+    from combo.scoring import reads_language
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
+    from wmt12_out_of_english import MULTILINGUAL
+
+    assert len(MULTILINGUAL) == 22 and "meteor" not in MULTILINGUAL
+    for spec in MULTILINGUAL:
+        for lang in ("cs", "de", "es", "fr"):
+            assert reads_language(combo.get_metric(spec), lang), (spec, lang)
