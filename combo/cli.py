@@ -483,8 +483,8 @@ def _train_report(data, cv, options) -> dict:
     from .combine.learn import pair_kendall
     from .combine.ulc import ulc
 
-    sources = range(len(data.sources))
-    subsets = [data.pairs.subset(data.pair_source == k) for k in sources] if len(data.sources) > 1 else [data.pairs]
+    n = len(data.sources)
+    subsets = [data.pairs.subset(data.pair_source == k) for k in range(n)] if n > 1 else [data.pairs]
 
     def both(values):
         return {ties: float(np.mean([pair_kendall(values, pairs, rule).value for pairs in subsets]))
@@ -496,7 +496,7 @@ def _train_report(data, cv, options) -> dict:
     report = {"folds": cv.folds if cv is not None else 0, "grouped_by": cv.by if cv is not None else None,
               "pairs": len(data.pairs),
               "criterion": "WMT12 Kendall over the training pairs (human ties left out)"
-                           + (f", mean over {len(data.sources)} test beds" if len(data.sources) > 1 else ""),
+                           + (f", mean over {n} test beds" if n > 1 else ""),
               "tuned": both(cv.raw) if cv is not None else None,
               "ulc": both(ulc(data.scores, data.higher_is_better, data.norm_group)),
               "best_single": {"metric": best, **singles[best]}, "single": singles}

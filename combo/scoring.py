@@ -197,7 +197,7 @@ def check_language(metric: Metric, language: Optional[str], texts: str, given: M
         return
     languages, why = metric.language_support()
     raise OptionError(
-        f"{_display_name(metric, metric if given is None else given)} reads only {', '.join(map(repr, languages))} "
+        f"{_display_name(metric, given)} reads only {', '.join(map(repr, languages))} "
         f"text: {why}; {texts} are in {language!r}. Fix: choose a metric that reads {language!r} (combo metrics "
         f"lists each metric's languages), or score anyway with --language any (API: "
         f"testbed.metadata['target_language'] = None)")

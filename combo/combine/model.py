@@ -230,7 +230,7 @@ class TunedMetric(Metric):
         """The languages every component reads (``()``: any), naming the components that limit them."""
         allowed: Optional[set] = None
         notes = []
-        for spec, c in zip((m.spec for m in self.model.metrics), self.components):
+        for spec, c in zip(self.model.specs, self.components):
             langs, note = c.language_support()
             if langs:
                 allowed = set(langs) if allowed is None else allowed & set(langs)
