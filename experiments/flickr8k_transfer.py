@@ -31,7 +31,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -40,7 +39,8 @@ import numpy as np
 from scipy.stats import kendalltau
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt12_tuned import FEATURES, HETEROGENEOUS, PairEvaluation, select_metrics, write_json  # noqa: E402
+from wmt12_tuned import (FEATURES, HETEROGENEOUS, PairEvaluation, best_single_on, parse_args,  # noqa: E402
+                         select_metrics, write_json)
 
 CONFIGS = {"full": FEATURES, "heterogeneous": HETEROGENEOUS}
 
@@ -79,13 +79,14 @@ def interval(values_per_method, experts, n_resamples, seed):
     value = taus(np.arange(n))
     samples = np.array([taus(rng.integers(0, n, n)) for _ in range(n_resamples)])
     labels = names + [f"tuned minus {name}" for name in names[1:]]
-    return {label: {"value": float(value[j]), "interval": np.percentile(samples[:, j], [2.5, 97.5]).tolist()}
+    return {label: {"value": float(value[j]),
+                    "interval": np.percentile(samples[:, j], [2.5, 97.5]).tolist() if n_resamples else [np.nan] * 2}
             for j, label in enumerate(labels)}
 
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.learn import TrainOptions, fit_model, pair_kendall, training_data
+    from combo.combine.learn import TrainOptions, fit_model, training_data
     from combo.combine.ulc import ulc
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
     from combo.io.flickr8k import read_flickr8k
@@ -106,9 +107,7 @@ def run(args) -> dict:
         model = fit_model(training_data([(wmt[lp], train[lp]) for lp in WMT12_INTO_ENGLISH], "testbed"),
                           TrainOptions())
         evals = {lp: PairEvaluation(lp, wmt[lp], train[lp]) for lp in WMT12_INTO_ENGLISH}
-        wmt_tau = [np.mean([pair_kendall(sign[k] * train[lp].segment[k], evals[lp].pairs).value
-                            for lp in WMT12_INTO_ENGLISH]) for k in range(len(specs))]
-        chosen = int(np.argmax(wmt_tau))
+        chosen = best_single_on(evals, train, WMT12_INTO_ENGLISH, len(specs))
         flickr_tau = [tau_c(np.repeat(sign[k] * test.segment[k][idx], 3), experts.ravel()) for k in range(len(specs))]
         oracle = int(np.argmax(flickr_tau))
         methods = {
@@ -145,16 +144,8 @@ def markdown(results) -> str:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"),
-                        help="the shared data folder (wmt12/, flickr8k/, nltk_data/)")
-    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"),
-                        help="Folder caching metric scores")
-    parser.add_argument("--out", default=None, help="Write all figures here (JSON)")
-    parser.add_argument("--bootstrap", type=int, default=1000, help="Bootstrap resamples")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--jobs", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = parse_args(__doc__.split("\n")[0], argv, data=Path(__file__).resolve().parents[2] / "shared" / "data",
+                      data_help="the shared data folder (wmt12/, flickr8k/, nltk_data/)")
     results = run(args)
     write_json(results, args.out)
     print(markdown(results))

@@ -52,8 +52,8 @@ import numpy as np
 from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt12_tuned import (FEATURES, PairEvaluation, evaluate_scores, parse_args, select_metrics,  # noqa: E402
-                         system_means, write_json)
+from wmt12_tuned import (FEATURES, PairEvaluation, best_single_on, evaluate_scores, parse_args,  # noqa: E402
+                         select_metrics, single_scores, system_means, write_json)
 from wmt12_tuned import tabulate as tabulate_rows  # noqa: E402
 
 OUT_OF_ENGLISH = ("en-cs", "en-de", "en-es", "en-fr")
@@ -68,20 +68,6 @@ def unicode_safe(spec: str) -> str:
 
 
 MULTILINGUAL = [unicode_safe(s) for s in FEATURES if s != "meteor"]
-
-
-def single_scores(table, k):
-    sign = 1.0 if table.higher_is_better[k] else -1.0
-    return sign * table.segment[k], sign * table.system[k]
-
-
-def best_single_on(evals, tables, lps, specs):
-    """Index of the metric with the best mean WMT12 Kendall (ties discordant) over ``lps``."""
-    from combo.combine.learn import pair_kendall
-
-    taus = [np.mean([pair_kendall(single_scores(tables[lp], k)[0], evals[lp].pairs).value for lp in lps])
-            for k in range(len(specs))]
-    return int(np.argmax(taus))
 
 
 def tabulate(evals, lps, rows, args):
@@ -128,18 +114,18 @@ def run(args) -> dict:
         chosen = {}
         if study == "transfer":  # one model and one single metric, from the into-English pairs
             into_english = trained(INTO_ENGLISH)
-            trained_single = best_single_on(evals, tables, INTO_ENGLISH, specs)
+            trained_single = best_single_on(evals, tables, INTO_ENGLISH, len(specs))
         for lp in lps:
             if study == "cv10":
                 cv = cross_validate(training_data([(testbeds[lp], tables[lp])], "testbed"), TrainOptions(), folds=10)
                 raw, info = cv.raw, {"C": [m.training["estimator"]["C"] for m in cv.models]}
-                single = best_single_on(evals, tables, [lp], specs)
+                single = best_single_on(evals, tables, [lp], len(specs))
             else:
                 train = INTO_ENGLISH if study == "transfer" else [o for o in lps if o != lp]
                 model, info = into_english if study == "transfer" else trained(train)
                 raw = model.raw_scores(tables[lp].segment)
-                single = trained_single if study == "transfer" else best_single_on(evals, tables, train, specs)
-            oracle = best_single_on(evals, tables, [lp], specs)
+                single = trained_single if study == "transfer" else best_single_on(evals, tables, train, len(specs))
+            oracle = best_single_on(evals, tables, [lp], len(specs))
             rows["tuned"][lp] = (expit(raw), system_means(tables[lp], raw))
             rows["ulc"][lp] = (ulc(tables[lp].segment, hib), ulc(tables[lp].system, hib))
             rows["single_trained"][lp] = single_scores(tables[lp], single)

@@ -106,6 +106,21 @@ class PairEvaluation:
         return row_scores[self.pairs.better], row_scores[self.pairs.worse]
 
 
+def single_scores(table, k):
+    """Segment and system scores of the table's metric ``k``, negated for error rates (higher is better)."""
+    sign = 1.0 if table.higher_is_better[k] else -1.0
+    return sign * table.segment[k], sign * table.system[k]
+
+
+def best_single_on(evals, tables, lps, n_metrics):
+    """Index of the metric with the best mean WMT12 Kendall (ties discordant) over the pairs ``lps``."""
+    from combo.combine.learn import pair_kendall
+
+    taus = [np.mean([pair_kendall(single_scores(tables[lp], k)[0], evals[lp].pairs).value for lp in lps])
+            for k in range(n_metrics)]
+    return int(np.argmax(taus))
+
+
 def kendall(b, w, ties):
     from combo.meta.pairwise import wmt_kendall
 
@@ -232,10 +247,10 @@ def tabulate(evals, lps, rows, args, against):
     return table
 
 
-def parse_args(description, argv=None):
-    """The options both WMT12 experiments take."""
+def parse_args(description, argv=None, data=None, data_help="WMT12 folder (wmt12.RNK_results.csv, plain/)"):
+    """The options the experiments take (``data``: default of ``--data``, the WMT12 folder unless given)."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--data", default=str(_default_data()), help="WMT12 folder (wmt12.RNK_results.csv, plain/)")
+    parser.add_argument("--data", default=str(data or _default_data()), help=data_help)
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"),
                         help="Folder caching metric scores")
     parser.add_argument("--out", default=None, help="Write all figures here (JSON)")
@@ -254,7 +269,7 @@ def write_json(results, path) -> None:
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.learn import TrainOptions, cross_validate, fit_model, pair_kendall, training_data
+    from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data
     from combo.combine.ulc import ulc
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 
@@ -270,10 +285,6 @@ def run(args) -> dict:
     for lp in lps:
         results["pairs"][lp] = {"non_tie_pairs": len(evals[lp].pairs), "ties_dropped": evals[lp].pairs.ties_dropped,
                                 "systems": len(tables[lp].systems)}
-
-    def single_scores(table, k):
-        sign = 1.0 if table.higher_is_better[k] else -1.0
-        return sign * table.segment[k], sign * table.system[k]
 
     singles = {}
     for k, spec in enumerate(WITH_SENTENCE):
@@ -310,9 +321,8 @@ def run(args) -> dict:
                     reg_raw = reg.raw_scores(sub[lp].segment)
                     rows["regression"][lp] = (expit(reg_raw), system_means(sub[lp], reg_raw))
                     # best single metric on the training pairs (for the JSON; the table uses the oracle)
-                    train_tau = [np.mean([pair_kendall(single_scores(sub[o], k)[0], evals[o].pairs).value
-                                          for o in lps if o != lp]) for k in range(len(specs))]
-                    chosen[lp]["best_single_on_training"] = specs[int(np.argmax(train_tau))]
+                    chosen[lp]["best_single_on_training"] = specs[
+                        best_single_on(evals, sub, [o for o in lps if o != lp], len(specs))]
                 else:
                     data = training_data([(testbeds[lp], sub[lp])], "testbed")
                     t = time.perf_counter()
