@@ -62,12 +62,16 @@ class MetaEvaluator:
     ``human_systems``: systems whose outputs are human-written (DSTC7's
     ``Human``); they are left out of the automatic candidates for KING and
     ORANGE. Defaults to ``testbed.metadata["human_system"]`` when present.
+
+    Human translations that a reader lists as systems (mt-metrics-eval's outputs
+    named after references, ``metadata["human_systems"]``) are left out of
+    system-level statistics, as mt-metrics-eval does, unless ``include_human``.
     """
 
     def __init__(self, testbed: Testbed, table: ScoreTable, refs: Optional[ReferenceScores] = None,
                  aspect: Optional[str] = None, human_systems: Optional[Sequence[str]] = None,
                  triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None,
-                 king_ties: str = "count"):
+                 king_ties: str = "count", include_human: bool = False):
         self.testbed = testbed
         self.table = table
         self.refs = refs
@@ -79,21 +83,17 @@ class MetaEvaluator:
             h = testbed.metadata.get("human_system")
             human_systems = [h] if isinstance(h, str) and h in table.systems else []
         self.human_systems = list(human_systems)
+        listed = [] if include_human else list(testbed.metadata.get("human_systems") or [])
+        #: systems used by system-level statistics
+        self.system_mask = np.array([s not in listed for s in table.systems], dtype=bool)
         self.hib = np.asarray(table.higher_is_better, dtype=bool)
         self.n_sys, self.n_seg = len(table.systems), len(table.segment_ids)
-        self.aspect = aspect or self._default_aspect()
+        self.aspect = testbed.check_aspect(aspect) if aspect != "rr-wins" else None
         self.human = self._human_matrix()
         self._pairs: Optional[PreferencePairs] = None
         self._likeness_segments = None
 
     # -- human judgments ------------------------------------------------------------------
-    def _default_aspect(self) -> Optional[str]:
-        aspects = sorted({s.aspect for s in self.testbed.scores})
-        for preferred in ("mean", "expert", "adequacy", "score", "relatedness"):
-            if preferred in aspects:
-                return preferred
-        return aspects[0] if aspects else None
-
     def _human_matrix(self) -> np.ndarray:
         """Mean human score of each (system, segment) for the chosen aspect; NaN where unjudged.
 
@@ -232,11 +232,15 @@ class MetaEvaluator:
                 raise OptionError(f"--criterion {criterion} measures QUEEN combinations: use --scheme queen")
             return self.likeness(subset, criterion)
         if criterion in ("pearson", "spearman"):
-            human = self.human_system_scores()
-            combined = self.combined_systems(subset, scheme)
+            keep = self.system_mask
+            human = self.human_system_scores()[keep]
+            combined = self.combined_systems(subset, scheme)[keep]
             res = correlate(combined, human, method=criterion)
             ok = np.isfinite(combined) & np.isfinite(human)
-            return Quality(res.value, criterion, scheme, self.n_sys, 0, res.reason or "",
+            note = res.reason or ""
+            if not keep.all():
+                note = (note + "; " if note else "") + f"{int((~keep).sum())} human translations left out"
+            return Quality(res.value, criterion, scheme, int(ok.sum()), 0, note,
                            units=(combined[ok], human[ok]))
         rows, skipped = self.combined_rows(subset, scheme)
         metric = self._matrix(rows)

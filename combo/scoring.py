@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from .errors import OptionError
-from .metrics.base import Metric, Rows, TextIndex
+from .metrics.base import Candidates, Metric, Rows, TextIndex
 from .metrics.registry import get_metric
 from .testbed import Testbed
 
@@ -167,10 +167,14 @@ def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
     return [_score_metric(*t) for t in it]
 
 
-def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results) -> "ScoreTable":
+def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
+           signatures: Optional[Dict[int, str]] = None) -> "ScoreTable":
+    signatures = signatures or {}
+    names = [_display_name(m, metrics[i]) for i, m in enumerate(instances)]
+    missing = {names[k]: int(np.isnan(r[0]).sum()) for k, r in enumerate(results) if np.isnan(r[0]).any()}
     return ScoreTable(
-        metrics=[_display_name(m, metrics[i]) for i, m in enumerate(instances)],
-        signatures=[m.signature for m in instances],
+        metrics=names,
+        signatures=[signatures.get(k, m.signature) for k, m in enumerate(instances)],
         higher_is_better=[m.higher_is_better for m in instances],
         systems=systems,
         segment_ids=[s.id for s in testbed.segments],
@@ -179,6 +183,7 @@ def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segmen
         segment=np.vstack([r[0] for r in results]) if results else np.zeros((0, len(row_system))),
         system=np.vstack([r[1] for r in results]) if results else np.zeros((0, len(systems))),
         testbed=testbed.name,
+        metadata={"missing_scores": missing} if missing else {},
     )
 
 
@@ -203,10 +208,19 @@ def check_language(metric: Metric, language: Optional[str], texts: str, given: M
         f"testbed.metadata['target_language'] = None)")
 
 
-def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike]) -> List[Metric]:
-    """Metric instances for ``metrics`` (specs or instances), checked for the test bed's language and resources."""
+def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = False) -> List[Metric]:
+    """Metric instances for ``metrics`` (specs or instances), checked for the test bed's language and resources.
+
+    ``pairs``: the metrics must also score text pairs (QUEEN and KING), which scores read
+    per candidate from a file (``mtme:``, ``scores:``) cannot.
+    """
     instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
     for given, m in zip(metrics, instances):
+        if pairs and m.row_keyed:
+            from .metrics.external import PAIR_REFUSAL
+
+            raise OptionError(f"{_display_name(m, given)}: {PAIR_REFUSAL}. Fix: leave it out of QUEEN and KING "
+                              "(--criterion king/orange, --scheme queen), or use --scheme ulc")
         check_language(m, testbed.target_language, f"the candidates of test bed {testbed.name}", given)
     for m in instances:
         m.check_resources()
@@ -226,13 +240,30 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
     cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
-    results: List[Optional[tuple]] = [cache.get(m) for m in instances]
-    todo = [k for k, r in enumerate(results) if r is None]
+    results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
+    for k, m in enumerate(instances):
+        if k not in results:
+            results[k] = cache.get(m)
+    todo = [k for k in range(len(instances)) if results[k] is None]
     fresh = _run([(instances[k], rows.texts, rows, row_system, n_sys) for k in todo], jobs, progress)
     for k, r in zip(todo, fresh):
         results[k] = r["rows"]
         cache.put(instances[k], r["rows"])
-    return _table(testbed, metrics, instances, systems, row_system, row_segment, results)
+    return _table(testbed, metrics, instances, systems, row_system, row_segment,
+                  [results[k] for k in range(len(instances))], signatures)
+
+
+def _row_keyed(instances: Sequence[Metric], cands: Candidates):
+    """Scores of the metrics read per candidate (``mtme:``, ``scores:``, tuned models using them): cheap, never cached.
+
+    Returns ``({index: (segment scores, system scores)}, {index: signature with the files read})``.
+    """
+    results, signatures = {}, {}
+    for k, m in enumerate(instances):
+        if m.row_keyed:
+            seg, sysv, signatures[k] = m.candidate_scores(cands)
+            results[k] = (seg, sysv)
+    return results, signatures
 
 
 def _display_name(metric: Metric, given: MetricLike) -> str:
@@ -414,7 +445,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     (:func:`score_with_references` gives the table and these scores from one
     analysis per metric.)
     """
-    instances = metrics_for(testbed, metrics)
+    instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
     cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
@@ -431,7 +462,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
 def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_refs: Optional[int] = None,
                           seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None):
     """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric."""
-    instances = metrics_for(testbed, metrics)
+    instances = metrics_for(testbed, metrics, pairs=True)
     systems = list(testbed.systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)

@@ -122,6 +122,36 @@ class Testbed:
                 yield name, i, text
 
     # -- building ------------------------------------------------------------
+    @property
+    def aspects(self) -> List[str]:
+        """The aspects of the absolute human scores, sorted."""
+        return sorted({s.aspect for s in self.scores})
+
+    def main_aspect(self) -> Optional[str]:
+        """The aspect meta-evaluation and training use by default: the reader's standard one
+        (``metadata["default_aspect"]``, e.g. MQM for WMT23), else the first of mean, expert, adequacy,
+        score, relatedness present, else the first aspect; ``None`` without absolute scores."""
+        aspects = self.aspects
+        given = self.metadata.get("default_aspect")
+        if isinstance(given, str) and given in aspects:
+            return given
+        for preferred in ("mean", "expert", "adequacy", "score", "relatedness"):
+            if preferred in aspects:
+                return preferred
+        return aspects[0] if aspects else None
+
+    def check_aspect(self, aspect: Optional[str]) -> Optional[str]:
+        """``aspect`` if the test bed has absolute scores for it (``None``: the main aspect); else an OptionError."""
+        if aspect is None:
+            return self.main_aspect()
+        if aspect not in self.aspects:
+            from .errors import OptionError
+
+            have = ", ".join(self.aspects) or "none: relative rankings only"
+            raise OptionError(f"--aspect {aspect!r}: test bed {self.name!r} has no human scores of that aspect "
+                              f"(it has: {have})")
+        return aspect
+
     def add_system(self, name: str, outputs: Dict[int, str] | Sequence[str],
                    path: Optional[str] = None) -> None:
         """Add a system's candidates (a list aligned with the segments, or a dict)."""

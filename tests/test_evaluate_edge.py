@@ -57,7 +57,7 @@ def test_segments_with_one_candidate_give_no_pairs_and_an_undefined_kendall():
 
 def test_nan_scores_are_an_error_naming_the_metric():
     with pytest.raises(InputError, match="metric 0"):
-        ulc(np.array([[np.nan, 1.0]]), [True])
+        ulc(np.array([[np.nan, np.nan]]), [True])
 
 
 def test_evaluate_prints_undefined_never_nan(tmp_path):

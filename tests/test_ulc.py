@@ -34,6 +34,19 @@ def test_mean_rank_ties_and_direction():
     np.testing.assert_allclose(mean_rank(scores, [True, False]), [0.375, 0.625, 0.5])
 
 
-def test_nan_scores_are_an_error():
+def test_missing_scores_leave_their_row_out():
+    # NaN marks a candidate without a score (scores read from a file): ranges come from the other rows,
+    # the row's combination is NaN, and the other rows score as if it were absent.
+    scores = np.array([[0.1, 0.2, 0.4, 0.3], [np.nan, 0.3, 0.5, 0.1]])
+    out = ulc(scores, [True, True])
+    assert np.isnan(out[0])
+    np.testing.assert_allclose(out[1:], ulc(scores[:, 1:], [True, True]))
+    ranks = mean_rank(scores, [True, False])
+    assert np.isnan(ranks[0]) and np.allclose(ranks[1:], mean_rank(scores[:, 1:], [True, False]))
+
+
+def test_a_metric_without_any_score_or_with_infinite_ones_is_an_error():
     with pytest.raises(InputError, match="metric 1"):
-        ulc(np.array([[0.1, 0.2], [np.nan, 0.3]]), [True, True])
+        ulc(np.array([[0.1, 0.2], [np.nan, np.nan]]), [True, True])
+    with pytest.raises(InputError, match="metric 0"):
+        ulc(np.array([[np.inf, 0.2], [0.1, 0.3]]), [True, True])

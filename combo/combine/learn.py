@@ -64,7 +64,7 @@ class TrainingPairs:
     min_diff: Optional[float] = None
     ties_dropped: int = 0  # human ties (rankings), left out
     below_threshold: int = 0  # candidate pairs whose scores differ by min_diff or less (scores)
-    unscored: int = 0  # preferences naming a candidate missing from the score table
+    unscored: int = 0  # preferences naming a candidate missing from the score table or lacking a metric score
     few_candidates: int = 0  # judged segments with fewer than 2 judged candidates: no pairs
 
     def __len__(self) -> int:
@@ -86,12 +86,8 @@ class TrainingPairs:
 
 
 def default_aspect(testbed: Testbed) -> Optional[str]:
-    """The test bed's main absolute-score aspect (the choice :class:`~combo.evaluate.MetaEvaluator` makes)."""
-    aspects = sorted({s.aspect for s in testbed.scores})
-    for preferred in ("mean", "expert", "adequacy", "score", "relatedness"):
-        if preferred in aspects:
-            return preferred
-    return aspects[0] if aspects else None
+    """The test bed's main absolute-score aspect (:meth:`~combo.testbed.Testbed.main_aspect`)."""
+    return testbed.main_aspect()
 
 
 def _judgment_kind(testbed: Testbed, judgments: str) -> str:
@@ -271,10 +267,18 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
                              fix="score every test bed with the same metric specs")
         if table.segment_ids != [s.id for s in tb.segments]:
             raise InputError(f"score table of {tb.name!r} does not match its test bed (segments differ)")
-        if not np.isfinite(table.segment).all():
+        if np.isinf(table.segment).any() or (targets and np.isnan(table.segment).any()):
             bad = int(np.flatnonzero(~np.isfinite(table.segment).all(axis=1))[0])
-            raise InputError(f"metric {table.metrics[bad]!r} has NaN or infinite scores on {tb.name!r}")
+            raise InputError(f"metric {table.metrics[bad]!r} has "
+                             f"{'infinite' if np.isinf(table.segment).any() else 'missing (NaN)'} scores on "
+                             f"{tb.name!r}", fix="score every candidate (regression needs every score)")
         pairs = pairs_from_testbed(tb, table, judgments, min_diff, aspect)
+        scored = ~np.isnan(table.segment).any(axis=0)  # a candidate without a score (mtme:, scores:) is left out
+        if not scored.all():
+            keep = scored[pairs.better] & scored[pairs.worse]
+            left_out = int((~keep).sum())
+            pairs = pairs.subset(keep)
+            pairs.unscored += left_out
         if targets:
             t, tkind = targets_from_testbed(tb, table, judgments, aspect)
             targets_all.append(t)
@@ -318,8 +322,9 @@ def fit_ranges(scores: np.ndarray, groups: Sequence[str]) -> Tuple[np.ndarray, n
     """Min-max ranges of ``scores`` (metrics, rows) per group, and pooled over groups (min of lo, max of hi)."""
     names, gi = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
     per = {}
+    complete = ~np.isnan(scores).any(axis=0)  # rows lacking a score do not set ranges
     for g, name in enumerate(names):
-        cols = scores[:, gi == g]
+        cols = scores[:, (gi == g) & complete]
         per[str(name)] = (cols.min(axis=1), cols.max(axis=1))
     lo = np.min([r[0] for r in per.values()], axis=0)
     hi = np.max([r[1] for r in per.values()], axis=0)

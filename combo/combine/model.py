@@ -189,6 +189,7 @@ class TunedMetric(Metric):
         self.model = model
         self.components = list(components)
         self.path = path
+        self.row_keyed = any(c.row_keyed for c in self.components)  # uses scores read per candidate
         self.layers = tuple(sorted({layer for c in self.components for layer in c.layers}))
         self.resources = tuple(sorted({r for c in self.components for r in c.resources}))
         self._digest = model.digest
@@ -259,6 +260,30 @@ class TunedMetric(Metric):
         stats = np.asarray(stats, dtype=np.float64)
         mean_raw = safe_divide(stats[..., 0], stats[..., 1])
         return expit(mean_raw) if segment_level else mean_raw
+
+    def candidate_scores(self, cands) -> Tuple[np.ndarray, np.ndarray, str]:
+        """Scores of a test bed's candidates when some components are read per candidate (``mtme:``, ``scores:``).
+
+        A candidate missing a component's score gets NaN; a system's score is
+        the mean raw score of its candidates that have every score.
+        """
+        if not self.row_keyed:
+            return super().candidate_scores(cands)
+        scores = np.zeros((len(self.components), len(cands.row_system)))
+        inputs = []
+        for k, c in enumerate(self.components):
+            seg, _, signature = c.candidate_scores(cands)
+            scores[k] = seg
+            if c.row_keyed:
+                inputs.append(signature)
+        raw = self.model.raw_scores(scores)
+        sysv = np.full(len(cands.systems), np.nan)
+        for s in range(len(cands.systems)):
+            vals = raw[(cands.row_system == s) & np.isfinite(raw)]
+            if len(vals):
+                sysv[s] = vals.mean()
+        digest = hashlib.sha256("\n".join(inputs).encode("utf-8")).hexdigest()[:16]
+        return expit(raw), sysv, f"{self.signature}|inputs:{digest}"
 
     def raw_segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
                            weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:

@@ -49,24 +49,30 @@ def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Opt
                ) -> tuple:
     """Fit min-max ranges over the rows (per group, e.g. a language pair, as DiscoTK does).
 
-    Returns ``(Normalisation, group_index)``. NaN scores are an error naming the metric.
+    Returns ``(Normalisation, group_index)``. A NaN marks a candidate without a
+    score (scores read from a file, :mod:`combo.metrics.external`): ranges are
+    fitted over the rows that have every score, and such a row stays NaN after
+    normalisation, so every combination leaves that candidate out. A metric with no finite score, or an
+    infinite score, is an error naming the metric.
     """
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2:
         raise InputError(f"scores must be (metrics, rows), got shape {scores.shape}")
-    bad = np.flatnonzero(~np.isfinite(scores).all(axis=1))
+    bad = np.flatnonzero(np.isinf(scores).any(axis=1) | (np.isnan(scores).all(axis=1) & (scores.shape[1] > 0)))
     if len(bad):
-        raise InputError(f"metric {int(bad[0])} has NaN or infinite scores; score every row before combining")
+        raise InputError(f"metric {int(bad[0])} has infinite scores or none at all; score every row before combining")
     if groups is None:
         names, gi = ["all"], np.zeros(scores.shape[1], dtype=np.int64)
     else:
         names, gi = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
         names = list(names)
-    lo = np.zeros((scores.shape[0], len(names)))
-    hi = np.zeros_like(lo)
+    lo = np.full((scores.shape[0], len(names)), np.nan)
+    hi = np.full_like(lo, np.nan)
+    complete = ~np.isnan(scores).any(axis=0)
     for g in range(len(names)):
-        cols = scores[:, gi == g]
-        lo[:, g], hi[:, g] = cols.min(axis=1), cols.max(axis=1)
+        cols = scores[:, (gi == g) & complete]
+        if cols.shape[1]:
+            lo[:, g], hi[:, g] = cols.min(axis=1), cols.max(axis=1)
     constant = [(int(m), names[g]) for m, g in zip(*np.nonzero(hi == lo))]
     norm = Normalisation(lo, hi, names, np.asarray(higher_is_better, dtype=bool), constant)
     return norm, gi
@@ -81,15 +87,19 @@ def ulc(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[S
 
 def mean_rank(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
               ) -> np.ndarray:
-    """Mean of per-metric ranks (average ranks for ties), scaled to [0, 1] within each group; higher is better."""
+    """Mean of per-metric ranks (average ranks for ties), scaled to [0, 1] within each group; higher is better.
+
+    A row with a NaN score is left out of the ranking and gets NaN.
+    """
     scores = np.asarray(scores, dtype=np.float64)
     hib = np.asarray(higher_is_better, dtype=bool)
     signed = np.where(hib[:, None], scores, -scores)
     gi = np.zeros(scores.shape[1], dtype=np.int64) if groups is None else \
         np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)[1]
-    out = np.zeros(scores.shape[1])
+    out = np.full(scores.shape[1], np.nan)
+    complete = ~np.isnan(scores).any(axis=0)
     for g in np.unique(gi):
-        cols = gi == g
+        cols = (gi == g) & complete
         n = int(cols.sum())
         ranks = rankdata(signed[:, cols], axis=1)  # 1 = worst
         out[cols] = ((ranks - 1) / max(n - 1, 1)).mean(axis=0)

@@ -131,6 +131,19 @@ class Rows:
         return cls(idx.texts, hyp_ids, ref_ptr, np.asarray(flat, dtype=np.int64), w)
 
 
+@dataclass
+class Candidates:
+    """The candidates of a test bed being scored: row ``k`` is ``systems[row_system[k]]`` on segment
+    index ``row_segment[k]``; ``rows`` holds their texts. Metrics that read scores per candidate
+    (``row_keyed``) need this identity; metrics computed from text use ``rows`` alone."""
+
+    testbed: Any
+    systems: Sequence[str]
+    row_system: np.ndarray
+    row_segment: np.ndarray
+    rows: Rows
+
+
 def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
                  weights: Optional[Sequence[Sequence[float]]] = None) -> None:
     """Reject the layouts that silently give wrong scores."""
@@ -176,6 +189,8 @@ class Metric:
     value_range: ClassVar[Tuple[float, float]] = (0.0, 1.0)  # (lo, hi); hi may be inf (NIST, WER)
     options: ClassVar[Dict[str, Option]] = {}
     implementation_version: ClassVar[str] = "1"
+    #: scores are read per candidate (system, segment) of a test bed, not computed from text
+    row_keyed: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         unknown = set(params) - set(self.options)
@@ -236,6 +251,19 @@ class Metric:
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
         """Scores from statistics of shape (..., k); ``segment_level`` selects sentence-level rules."""
         raise NotImplementedError
+
+    def candidate_scores(self, cands: Candidates) -> Tuple[np.ndarray, np.ndarray, str]:
+        """Segment scores of the candidates, system scores (``len(cands.systems)``) and the signature.
+
+        Text metrics score ``cands.rows`` (the scoring module runs them in batches
+        and in parallel itself); row-keyed metrics override this.
+        """
+        stats = self.rows_statistics(cands.rows)
+        seg = np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(cands.row_system))
+        sums = np.zeros((len(cands.systems), stats.shape[1]))
+        np.add.at(sums, cands.row_system, stats)
+        sysv = np.asarray(self.score(sums, segment_level=False), dtype=np.float64).reshape(len(cands.systems))
+        return seg, sysv, self.signature
 
     # -- public API -----------------------------------------------------------------------
     def rows_statistics(self, rows: Rows) -> np.ndarray:

@@ -81,10 +81,20 @@ def _model_file(path: str, options: Dict[str, Any]) -> Metric:
     return load_model(path)
 
 
+#: Metrics whose one main option may be given bare: ``mtme:XCOMET-XL``, ``scores:comet.tsv``.
+SHORTHAND = {"mtme": "metric", "scores": "file"}
+
+
 def parse_metric_spec(spec: str):
-    """Split ``"name:key=value,key=value"`` into the name and an options dict (values as strings)."""
+    """Split ``"name:key=value,key=value"`` into the name and an options dict (values as strings).
+
+    ``mtme:NAME`` and ``scores:FILE`` (no ``=``) stand for ``mtme:metric=NAME`` and ``scores:file=FILE``.
+    """
     name, _, rest = spec.partition(":")
     opts: Dict[str, Any] = {}
+    key = SHORTHAND.get(name.strip().lower())
+    if key is not None and rest and "=" not in rest:
+        return name.strip(), {key: rest.strip()}
     if rest:
         for item in rest.split(","):
             key, eq, value = item.partition("=")

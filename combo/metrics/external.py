@@ -1,0 +1,256 @@
+"""Scores a user already holds, as metrics: ``mtme:NAME`` and ``scores:FILE``.
+
+Neural metrics (COMET, XCOMET, MetricX, BLEURT, CometKiwi, GEMBA-MQM, ...)
+are computed elsewhere; their segment scores enter combo as metrics, so that
+score tables, ULC, search, ``combo train``, ``combo evaluate`` and tuned model
+files combine them with the metrics combo computes.
+
+``mtme:NAME`` reads a test bed in mt-metrics-eval's layout
+(:mod:`combo.io.mtme`): segment scores from
+``metric-scores/<lp>/NAME-<ref>.seg.score``, where ``<ref>`` is the test bed's
+(first) reference, or ``NAME-src.seg.score`` for a reference-free metric;
+system scores from the matching ``.sys.score`` file (else the mean of the
+segment scores). ``scores:FILE`` reads any test bed's scores from a TSV file
+(``SYSTEM<TAB>SEGMENT-ID<TAB>SCORE`` lines) or a JSON file
+(``{"SYSTEM": {"SEGMENT-ID": score, ...}, ...}``); system scores are the
+mean of the system's segment scores. ``scores:file=F,higher_is_better=no``
+declares a lower-is-better score.
+
+The metric's options name the scores (the metric name, or the file), so a
+tuned model trained on one language pair applies to another pair's files,
+whatever its reference is called. The signature in a score table adds the
+file read and its SHA-256.
+
+Missing scores: ``None`` (mt-metrics-eval) or ``null`` (JSON) marks a
+candidate without a score. It becomes NaN in the score table, is counted in
+the table's metadata (``missing_scores``), and every statistic, combination
+and training set leaves that candidate out for any metric set that includes
+the metric. QUEEN and KING need reference-against-reference similarities
+that such files do not hold, so they refuse these metrics.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import InputError, OptionError
+from .base import Candidates, Metric, Option
+from .registry import register
+
+PAIR_REFUSAL = ("scores read from a file rate candidates only; QUEEN and KING also need "
+                "reference-against-reference similarities")
+
+
+class ExternalScores(Metric):
+    """Base of metrics whose scores are read per candidate (system, segment), never computed from text."""
+
+    family = "external"
+    layers = ()
+    row_keyed = True
+    value_range = (-math.inf, math.inf)
+
+    def analyse(self, texts: Sequence[str]):
+        raise OptionError(f"{self.name}: {self.describe()} are read per candidate of a test bed; "
+                          "score them with combo.score_testbed (or --testbed), not from bare texts")
+
+    def statistics(self, *args, **kwargs):
+        return self.analyse([])
+
+    def pairwise_scores(self, texts, left, right, analysis=None):
+        raise OptionError(f"{self.describe()}: {PAIR_REFUSAL}; leave it out of --criterion king/orange "
+                          "and --scheme queen")
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        stats = np.asarray(stats, dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return stats[..., 0] / stats[..., 1]
+
+    # -- reading -----------------------------------------------------------------------
+    def read(self, testbed) -> Tuple[Dict[str, List[Optional[float]]], Optional[Dict[str, float]], Path]:
+        """``({system: score per segment index}, {system: system score} or None, file read)``."""
+        raise NotImplementedError
+
+    def candidate_scores(self, cands: Candidates) -> Tuple[np.ndarray, np.ndarray, str]:
+        seg_table, sys_table, path = self.read(cands.testbed)
+        seg = np.empty(len(cands.row_system))
+        for k, (s, i) in enumerate(zip(cands.row_system, cands.row_segment)):
+            v = seg_table[cands.systems[s]][i]
+            seg[k] = np.nan if v is None else v
+        sysv = np.full(len(cands.systems), np.nan)
+        for s, name in enumerate(cands.systems):
+            given = None if sys_table is None else sys_table.get(name)
+            if given is not None:
+                sysv[s] = given
+            else:
+                vals = seg[cands.row_system == s]
+                vals = vals[np.isfinite(vals)]
+                sysv[s] = vals.mean() if len(vals) else np.nan
+        return seg, sysv, self.bound_signature(path)
+
+    def bound_signature(self, path: Path) -> str:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return f"{self.signature}|file:{path.name}|sha256:{digest}"
+
+
+def _missing_systems(table: Dict[str, object], systems: Sequence[str], path: Path) -> None:
+    for name in systems:
+        if name not in table:
+            raise InputError(f"system {name!r} of the test bed has no scores in this file", path,
+                             fix="score every system of the test bed, or leave that system out")
+
+
+@register("mtme")
+class MtmeScores(ExternalScores):
+    """Segment and system scores of a metric in an mt-metrics-eval test bed's ``metric-scores/`` folder."""
+
+    citation = "scores shipped with an mt-metrics-eval test set (Freitag et al. 2023, WMT23 metrics task)"
+    options = {
+        "metric": Option(None, "metric name as in metric-scores/<lp>/<metric>-<ref>.seg.score, e.g. XCOMET-XL"),
+    }
+
+    def describe(self) -> str:
+        return f"mtme:{self.params['metric']}"
+
+    def files(self, testbed) -> Tuple[Path, Path]:
+        """The ``.seg.score`` file for the test bed (its reference, else ``-src``) and its ``.sys.score``."""
+        name = self.params["metric"]
+        if not name:
+            raise OptionError("mtme: name the metric, e.g. -m mtme:XCOMET-XL")
+        md = testbed.metadata
+        if md.get("format") != "mt-metrics-eval" or not md.get("root"):
+            raise OptionError(f"mtme:{name} reads the metric-scores of an mt-metrics-eval test bed; test bed "
+                              f"{testbed.name!r} is not one (read from {md.get('format', 'another format')}). "
+                              "Fix: give its scores with -m scores:FILE")
+        folder = Path(md["root"]) / md["testset"] / "metric-scores" / md["lp"]
+        refs = md.get("references") or []
+        tried = [f"{name}-{refs[0]}"] if refs else []
+        tried.append(f"{name}-src")
+        if name.rsplit("-", 1)[-1] in set(refs) | {"src"}:
+            tried.insert(0, name)  # the file's full base name was given
+        for base in tried:
+            seg = folder / f"{base}.seg.score"
+            if seg.is_file():
+                return seg, folder / f"{base}.sys.score"
+        known = sorted({p.name[:-len(".seg.score")].rsplit("-", 1)[0] for p in folder.glob("*.seg.score")}
+                       | {p.name[:-len(".seg.score")] for p in folder.glob("*-src.seg.score")})
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else f"{len(known)} metrics are there"
+        raise InputError(f"mtme:{name}: no {' or '.join(t + '.seg.score' for t in tried)}", folder,
+                         fix=f"name a metric scored there ({hint})")
+
+    def read(self, testbed):
+        from ..io.mtme import read_score_file
+
+        seg_path, sys_path = self.files(testbed)
+        n = len(testbed.segments)
+        seg = read_score_file(seg_path, "seg", n, f"{self.params['metric']} score")
+        _missing_systems(seg, testbed.systems, seg_path)
+        sys_table = None
+        if sys_path.is_file():
+            sys_table = read_score_file(sys_path, "sys", n, f"{self.params['metric']} score")
+        return seg, sys_table, seg_path
+
+
+@register("scores")
+class FileScores(ExternalScores):
+    """Segment scores of any metric from a TSV (system, segment id, score) or JSON file."""
+
+    citation = "scores computed by any tool (e.g. COMET's command line), read from a file"
+    options = {
+        "file": Option(None, "TSV (SYSTEM<TAB>SEGMENT-ID<TAB>SCORE) or JSON ({system: {segment id: score}})"),
+        "higher_is_better": Option(True, "whether a higher score means a better candidate"),
+    }
+
+    def _post_init(self) -> None:
+        self.higher_is_better = bool(self.params["higher_is_better"])
+
+    def describe(self) -> str:
+        return f"scores:{self.params['file']}"
+
+    def read(self, testbed):
+        from ..io.text import parse_float, read_bytes, read_lines, split_fields
+
+        if not self.params["file"]:
+            raise OptionError("scores: name the file, e.g. -m scores:comet.tsv")
+        path = Path(self.params["file"])
+        ids = {s.id: i for i, s in enumerate(testbed.segments)}
+        systems = set(testbed.systems)
+        table: Dict[str, List[Optional[float]]] = {}
+        seen: Dict[Tuple[str, int], int] = {}
+
+        def put(system: str, seg_id: str, value: Optional[float], where: Optional[int]):
+            if system not in systems:
+                raise InputError(f"unknown system {system!r} (test bed {testbed.name!r} has "
+                                 f"{', '.join(sorted(systems)[:5])}{', ...' if len(systems) > 5 else ''})",
+                                 path, where, fix="name the systems as the test bed does")
+            if seg_id not in ids:
+                raise InputError(f"unknown segment id {seg_id!r} (test bed {testbed.name!r} has ids "
+                                 f"{testbed.segments[0].id!r} ... {testbed.segments[-1].id!r})", path, where,
+                                 fix="use the test bed's segment ids (`combo score --level segment` shows them)")
+            key = (system, ids[seg_id])
+            if key in seen:
+                raise InputError(f"second score for system {system!r}, segment {seg_id!r} (first at line "
+                                 f"{seen[key]})" if where else f"second score for {key}", path, where,
+                                 fix="give one score per candidate")
+            seen[key] = where or 0
+            table.setdefault(system, [None] * len(ids))[ids[seg_id]] = value
+
+        if path.suffix.lower() == ".json":
+            try:
+                doc = json.loads(read_bytes(path).decode("utf-8"), parse_constant=_no_constant,
+                                 object_pairs_hook=_unique_keys)
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not UTF-8 text (byte {exc.start})", path, fix="save it as UTF-8") from None
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not valid JSON ({exc.msg})", path, exc.lineno,
+                                 fix='write {"SYSTEM": {"SEGMENT-ID": score, ...}, ...}') from None
+            except ValueError as exc:
+                raise InputError(str(exc), path, fix="write each score as a finite number or null") from None
+            if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
+                raise InputError("expected an object of objects", path,
+                                 fix='write {"SYSTEM": {"SEGMENT-ID": score, ...}, ...}')
+            for system, scores in doc.items():
+                for seg_id, value in scores.items():
+                    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                        raise InputError(f"score of system {system!r}, segment {seg_id!r} is "
+                                         f"{json.dumps(value)[:30]}, not a number", path,
+                                         fix="write each score as a finite number or null")
+                    put(system, str(seg_id), None if value is None else float(value), None)
+        else:
+            for lineno, line in enumerate(read_lines(path), 1):
+                system, seg_id, token = split_fields(line, lineno, path, count=3, sep="\t",
+                                                     what="tab-separated fields (SYSTEM, SEGMENT-ID, SCORE)")
+                if lineno == 1 and (system, seg_id, token) == ("system", "segment", "score"):
+                    continue  # a header
+                value = None if token in ("None", "null", "") else parse_float(token, lineno, path, "score")
+                put(system, seg_id, value, lineno)
+        _missing_systems(table, testbed.systems, path)
+        for system, column in table.items():
+            for i, seg in enumerate(testbed.segments):
+                if column[i] is None and (system, i) not in seen and i in testbed.candidates[system]:
+                    raise InputError(f"no score for system {system!r}, segment {seg.id!r}", path,
+                                     fix="give a score (or None/null) for every candidate")
+        return table, None, path
+
+
+def _no_constant(name: str):
+    raise ValueError(f"score file holds the non-finite number {name}")
+
+
+def _unique_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"key {k!r} appears twice in one object")
+        out[k] = v
+    return out
