@@ -248,10 +248,16 @@ class MetaEvaluator:
             if not np.isfinite(self.human).any():
                 raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for r_snt",
                                  fix="use --criterion kendall with relative rankings")
-            res = correlate(metric, self.human, method="pearson")
-            ok = np.isfinite(metric) & np.isfinite(self.human)
-            return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, res.reason or "",
-                           units=(metric[ok], self.human[ok]))
+            judged = np.isfinite(self.human)
+            unscored = int((judged & np.isnan(metric)).sum())  # no score read for them (mtme:, scores:)
+            human = np.where(np.isnan(metric), np.nan, self.human)
+            res = correlate(metric, human, method="pearson")
+            ok = np.isfinite(metric) & np.isfinite(human)
+            note = res.reason or ""
+            if unscored:
+                note = (note + "; " if note else "") + f"{unscored} judged candidates without a metric score left out"
+            return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, note,
+                           units=(metric[ok], human[ok]))
         pairs = self.preference_pairs()
         usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
         pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])

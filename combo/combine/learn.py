@@ -39,6 +39,7 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import InputError, OptionError
 from ..meta.pairwise import KendallLikeResult, wmt_kendall
+from ..metrics.external import without_inputs
 from ..scoring import ScoreTable
 from ..testbed import Testbed
 from .model import NORMALISE, MetricEntry, TunedModel, minmax_features
@@ -262,7 +263,8 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
     row_offset = seg_offset = 0
     names_seen: Dict[str, int] = {}
     for k, (tb, table) in enumerate(sources):
-        if table.metrics != first.metrics or table.signatures != first.signatures:
+        if table.metrics != first.metrics or \
+                list(map(without_inputs, table.signatures)) != list(map(without_inputs, first.signatures)):
             raise InputError(f"test bed {tb.name!r} was scored with other metrics than {sources[0][0].name!r}",
                              fix="score every test bed with the same metric specs")
         if table.segment_ids != [s.id for s in tb.segments]:
@@ -590,7 +592,7 @@ def _metric_entries(data: TrainingData) -> List[MetricEntry]:
     entries = []
     for spec, sig in zip(data.metrics, data.signatures):
         metric = get_metric(spec)
-        if metric.signature != sig:
+        if metric.signature != without_inputs(sig):
             raise InputError(f"metric {spec!r}: the score table's signature {sig!r} is not the one the spec gives "
                              f"({metric.signature!r})",
                              fix="score the test beds with metric specs (strings) such as 'bleu:max_order=2'")

@@ -102,6 +102,15 @@ class ExternalScores(Metric):
         return f"{self.signature}|file:{path.name}|sha256:{digest}"
 
 
+def without_inputs(signature: str) -> str:
+    """A signature without what :meth:`ExternalScores.bound_signature` (or a tuned model using such
+    scores) adds for the files read: what a model file records and compares."""
+    for marker in ("|file:", "|inputs:"):
+        if marker in signature:
+            signature = signature[:signature.index(marker)]
+    return signature
+
+
 def _missing_systems(table: Dict[str, object], systems: Sequence[str], path: Path) -> None:
     for name in systems:
         if name not in table:

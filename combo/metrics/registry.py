@@ -60,7 +60,7 @@ def get_metric(name: str, **options: Any) -> Metric:
     A name ending in ``.json`` is a tuned-metric model file (``combo train``):
     ``combo.load_model(name)``.
     """
-    if name.strip().lower().endswith(".json"):
+    if name.strip().lower().endswith(".json") and name.split(":", 1)[0].strip().lower() not in SHORTHAND:
         return _model_file(name.strip(), options)
     name, parsed = parse_metric_spec(name)
     parsed.update(options)
