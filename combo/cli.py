@@ -370,21 +370,25 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
             q = ev.quality(subset, c, sch)
             if n_resamples:
                 q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
-            row[c] = {"value": q.value, "low": q.low, "high": q.high, "n": q.n, "note": q.note, "text": str(q)}
+            row[c] = {"value": q.value, "low": q.low, "high": q.high, "n": q.n, "note": q.note, "text": str(q),
+                      "resampled": q.unit if n_resamples else None}
         rows.append(row)
     if fmt == "json":
         doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
-               "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures))}
+               "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures)),
+               "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
+                             "unit": "whole segments (system-level criteria: systems)"}}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
-        width = max(len(r["metric"]) for r in rows) + 2
+        width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
         cols = [max(len(c), 26) for c in crits]
         lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
         for r in rows:
             cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
             lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
         lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
-                     f"over {n_resamples} resamples" if n_resamples else f"# {tb.name}")
+                     f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
+                     f"seed {seed}" if n_resamples else f"# {tb.name}")
         lines += [f"note: {n}" for n in notes]
         text = "\n".join(lines) + "\n"
     write_output(text, out)

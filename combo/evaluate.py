@@ -46,7 +46,9 @@ class Quality(ValueResult):
     note: str = ""
     low: float = float("nan")  # bootstrap confidence interval, when asked for
     high: float = float("nan")
-    units: Optional[Tuple[np.ndarray, ...]] = field(default=None, repr=False)  # what the bootstrap resamples
+    units: Optional[Tuple[np.ndarray, ...]] = field(default=None, repr=False)  # the items the statistic reads
+    groups: Optional[np.ndarray] = field(default=None, repr=False)  # the segment of each item: resampled whole
+    unit: str = "segments"  # what the bootstrap resamples: "segments" or "systems"
 
     def __str__(self) -> str:
         if not self.defined:
@@ -241,7 +243,7 @@ class MetaEvaluator:
             if not keep.all():
                 note = (note + "; " if note else "") + f"{int((~keep).sum())} human translations left out"
             return Quality(res.value, criterion, scheme, int(ok.sum()), 0, note,
-                           units=(combined[ok], human[ok]))
+                           units=(combined[ok], human[ok]), unit="systems")
         rows, skipped = self.combined_rows(subset, scheme)
         metric = self._matrix(rows)
         if criterion == "r_snt":
@@ -257,7 +259,7 @@ class MetaEvaluator:
             if unscored:
                 note = (note + "; " if note else "") + f"{unscored} judged candidates without a metric score left out"
             return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, note,
-                           units=(metric[ok], human[ok]))
+                           units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1])
         pairs = self.preference_pairs()
         usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
         pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])
@@ -265,18 +267,19 @@ class MetaEvaluator:
         if criterion == "kendall":
             res = wmt_kendall(better, worse, pairs.tie, variant=self.kendall_variant, ties=self.kendall_ties)
             return Quality(res.value, criterion, scheme, len(pairs), skipped, str(res) if not res.defined else "",
-                           units=(better, worse, pairs.tie))
+                           units=(better, worse, pairs.tie), groups=pairs.segment)
         res = pairwise_accuracy_with_ties(better, worse, pairs.tie)
         return Quality(res.value, criterion, scheme, len(pairs), skipped, f"epsilon {res.epsilon:.4g}",
-                       units=(better, worse, pairs.tie))
+                       units=(better, worse, pairs.tie), groups=pairs.segment)
 
     def with_interval(self, q: Quality, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
                       ) -> Quality:
-        """Add a percentile bootstrap interval to ``q``, resampling its units (segments, rows, pairs or systems)."""
+        """Add a percentile bootstrap interval to ``q``, resampling ``q.unit``: whole segments (all the
+        candidates or preference pairs of a drawn segment together), or systems at system level."""
         if q.units is None or not q.defined or len(q.units[0]) < 2:
             return q
         stat = _BOOTSTRAP_STATISTICS[q.criterion](self)
-        res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed, groups=q.groups)
         q.low, q.high = res.low, res.high
         return q
 

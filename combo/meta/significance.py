@@ -7,7 +7,9 @@ All resamples are drawn at once and evaluated in batches bounded in memory.
 An undefined resample (NaN statistic) is left out and counted.
 
 - :func:`bootstrap`: percentile bootstrap interval (Efron & Tibshirani 1993),
-  resampling items (an axis) with replacement.
+  resampling items (an axis) with replacement; with ``groups``, whole groups
+  (a cluster bootstrap: all preference pairs or candidates of one segment move
+  together, since they are not independent).
 - :func:`paired_bootstrap_test`: the same resamples for two metrics; p-value
   of the difference by the shift method (resampled differences moved to mean 0,
   the null; Berg-Kirkpatrick et al. 2012): ``#(d_b - d >= d)``.
@@ -94,11 +96,13 @@ class WilliamsResult:
 # -- bootstrap ------------------------------------------------------------------
 
 def bootstrap(statistic: Callable[..., np.ndarray], *arrays, axis: int = -1, n_resamples: int = 1000,
-              confidence: float = 0.95, seed=0) -> BootstrapResult:
+              confidence: float = 0.95, seed=0, groups=None) -> BootstrapResult:
     """Percentile bootstrap interval of ``statistic(*arrays)``, resampling along ``axis`` (the items).
 
     ``statistic`` gets each array with a leading resample axis and returns
     shape ``(batch,)``. ``seed``: an int or a ``numpy.random.Generator``.
+    ``groups`` (one id per item, e.g. the segment of each preference pair):
+    draw groups with replacement and keep all their items (cluster bootstrap).
     """
     arrays, n_items = _check_arrays(arrays, axis)
     _check_common(n_resamples, confidence)
@@ -107,7 +111,7 @@ def bootstrap(statistic: Callable[..., np.ndarray], *arrays, axis: int = -1, n_r
     fronts = [_front(a, axis) for a in arrays]
     samples = np.concatenate([
         statistic(*[_take(f, idx, axis, a.ndim) for f, a in zip(fronts, arrays)])
-        for idx in _index_batches(rng, n_items, n_resamples, arrays)])
+        for idx in _draws(rng, n_items, n_resamples, arrays, groups)])
     defined = samples[np.isfinite(samples)]
     low, high = _percentiles(defined, confidence)
     return BootstrapResult(value, low, high, confidence, n_resamples, n_resamples - len(defined), defined)
@@ -115,10 +119,11 @@ def bootstrap(statistic: Callable[..., np.ndarray], *arrays, axis: int = -1, n_r
 
 def paired_bootstrap_test(statistic: Callable[..., np.ndarray], metric_a, metric_b, *shared, axis: int = -1,
                           n_resamples: int = 1000, confidence: float = 0.95, alternative: str = "greater",
-                          seed=0) -> SignificanceResult:
+                          seed=0, groups=None) -> SignificanceResult:
     """Paired bootstrap of ``d = statistic(metric_a, *shared) - statistic(metric_b, *shared)``.
 
-    Both metrics see the same resampled items. ``alternative="greater"``
+    Both metrics see the same resampled items (with ``groups``, the same
+    resampled groups, as :func:`bootstrap`). ``alternative="greater"``
     tests whether metric a's statistic is higher. Also returns the percentile
     interval of the difference.
     """
@@ -131,7 +136,7 @@ def paired_bootstrap_test(statistic: Callable[..., np.ndarray], metric_a, metric
                   - _call(statistic, [b[None]] + [s[None] for s in rest]))
     fronts = [_front(x, axis) for x in arrays]
     diffs = []
-    for idx in _index_batches(rng, n_items, n_resamples, arrays):
+    for idx in _draws(rng, n_items, n_resamples, arrays, groups):
         ra, rb, *common = (_take(f, idx, axis, x.ndim) for f, x in zip(fronts, arrays))
         diffs.append(statistic(ra, *common) - statistic(rb, *common))
     diffs = np.concatenate(diffs)
@@ -275,6 +280,28 @@ def _index_batches(rng: np.random.Generator, n_items: int, n_resamples: int, arr
     batch = max(1, _BATCH_ELEMENTS // max(per_resample, 1))
     for start in range(0, n_resamples, batch):
         yield rng.integers(0, n_items, size=(min(batch, n_resamples - start), n_items))
+
+
+def _draws(rng: np.random.Generator, n_items: int, n_resamples: int, arrays, groups):
+    """Index rows of resamples: items drawn with replacement, or (``groups``) whole groups drawn with
+    replacement, one resample per row (their lengths differ)."""
+    if groups is None:
+        yield from _index_batches(rng, n_items, n_resamples, arrays)
+        return
+    groups = np.asarray(groups)
+    if groups.shape != (n_items,):
+        raise InputError(f"groups {groups.shape} must give one id per resampled item ({n_items})")
+    _, inverse = np.unique(groups, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    sizes = np.bincount(inverse)
+    starts = np.cumsum(sizes) - sizes
+    n_groups = len(sizes)
+    for _ in range(n_resamples):
+        g = rng.integers(0, n_groups, size=n_groups)
+        lens = sizes[g]
+        offsets = np.cumsum(lens) - lens
+        yield order[np.repeat(starts[g] - offsets, lens) + np.arange(lens.sum())][None]
 
 
 def _front(a: np.ndarray, axis: int) -> np.ndarray:
