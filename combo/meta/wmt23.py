@@ -120,7 +120,7 @@ def sys_pairwise_accuracy(metric_sys: SeqOrArray, human_sys: SeqOrArray) -> floa
     right, total = _accuracy_counts(*_check_sys(metric_sys, human_sys))
     if total == 0:
         raise InputError("no pair of systems with human scores")
-    return right / total
+    return float(right / total)
 
 
 def sys_pearson(metric_sys, human_sys) -> float:
