@@ -190,7 +190,7 @@ def test_early_stopping_and_k():
     assert len(r.draws[(0, 1)]) == 500                             # no early stop possible: all k draws
     observed = r.values[0] - r.values[1]
     assert r.p_values[0, 1] == pytest.approx(np.mean(r.draws[(0, 1)] @ [1, -1] >= observed))
-    none = significance_clusters("sys_pearson", {"a": close_a, "b": close_b}, human, params=PermutationParams(k=0))
+    none = significance_clusters("sys_pearson", {"a": close_a, "b": close_b}, human, k=0)
     assert none.draws == {} and none.ranks.tolist() == [1, 2]
 
 
@@ -206,7 +206,7 @@ def test_average_clusters_combine_task_draws():
     assert dict(zip(avg.metrics, avg.values)) == pytest.approx(expected)
     assert avg.metrics == ("good", "noise") and avg.ranks.tolist() == [1, 2]
     with pytest.raises(InputError, match="k=0"):
-        average_clusters([significance_clusters("seg_pearson", metrics, human, params=PermutationParams(k=0))])
+        average_clusters([significance_clusters("seg_pearson", metrics, human, k=0)])
 
 
 # -- WMT23 en-de, the shipped metric scores ---------------------------------------------
@@ -286,6 +286,30 @@ def test_wmt23_en_de_clusters(wmt23_en_de):
     _, human, _, metric = wmt23_en_de
     names = ["XCOMET-Ensemble-refA", "MetricX-23-refA", "BLEU-refA"]
     seg = {n: metric(n)[0] for n in names}
-    ranking = significance_clusters("seg_pearson", seg, human, params=PermutationParams(k=200), seed=0)
+    ranking = significance_clusters("seg_pearson", seg, human, k=200, seed=0)
     assert ranking.metrics == tuple(names)
     assert ranking.ranks.tolist() == [1, 2, 3]        # .695, .585 and .192 are all apart
+
+
+def test_wmt23_tasks_over_several_language_pairs():
+    rng = np.random.default_rng(9)
+    cases = {lp: _random_case(rng, systems=5, segments=20) for lp in ("zh-en", "en-de")}
+    human_sys = {lp: np.nanmean(h, 1) for lp, (_, h) in cases.items()}
+    metric_sys = {lp: m.mean(1) for lp, (m, _) in cases.items()}
+    tasks = wmt23_tasks({lp: m for lp, (m, _) in cases.items()}, {lp: h for lp, (_, h) in cases.items()},
+                        metric_sys, human_sys)
+    assert [name for name, _ in tasks] == ["sys_accuracy", "en-de sys_pearson", "en-de seg_pearson",
+                                           "en-de seg_acc_eq", "zh-en sys_pearson", "zh-en seg_pearson",
+                                           "zh-en seg_acc_eq"]
+    pooled = sys_pairwise_accuracy([metric_sys["en-de"], metric_sys["zh-en"]],
+                                   [human_sys["en-de"], human_sys["zh-en"]])
+    assert tasks[0][1] == pooled
+    weights = wmt23_weights(2)                                  # accuracy 2/8, the six others 1/8
+    assert weights == pytest.approx([2 / 8] + [1 / 8] * 6)
+    assert wmt23_average(tasks) == pytest.approx(
+        2 / 8 * pooled + sum((v + 1) / 2 if "pearson" in n else v for n, v in tasks[1:]) / 8)
+    # system accuracy over both pairs in the significance test: the swapped vectors span both
+    ranking = significance_clusters("sys_accuracy", {"m": [metric_sys["en-de"], metric_sys["zh-en"]],
+                                                     "flat": [np.zeros(5), np.zeros(5)]},
+                                    [human_sys["en-de"], human_sys["zh-en"]], k=100)
+    assert dict(zip(ranking.metrics, ranking.values))["m"] == pytest.approx(pooled)

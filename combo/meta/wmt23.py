@@ -254,8 +254,8 @@ def assign_ranks(p_values: np.ndarray, pval: float = 0.05) -> np.ndarray:
     return ranks
 
 
-def significance_clusters(task: str, metrics: Mapping[str, object], human, *, params: PermutationParams = PermutationParams(),
-                          seed=0, pval: float = 0.05) -> TaskRanking:
+def significance_clusters(task: str, metrics: Mapping[str, object], human, *, k: Optional[int] = None, seed=0,
+                          pval: float = 0.05, params: Optional[PermutationParams] = None) -> TaskRanking:
     """Rank metrics on one WMT23 task and cluster them by pairwise permutation tests (``CompareMetrics``).
 
     ``task``: "sys_accuracy" (``metrics[name]`` and ``human``: a ``(systems,)``
@@ -267,9 +267,15 @@ def significance_clusters(task: str, metrics: Mapping[str, object], human, *, pa
     acc_eq uses ``PairwisePermutationSigDiff``: each metric keeps its own
     calibrated epsilon and each pair's outcome is swapped. ``seed``: int or
     ``numpy.random.Generator`` (draws differ from mt-metrics-eval's; the rule
-    does not). ``params.k = 0`` ranks without testing: every p-value is 0,
-    so each metric is its own cluster, as in mt-metrics-eval.
+    does not). ``k`` (default 1000) overrides ``params.k``; ``k=0`` ranks
+    without testing: every p-value is 0, so each metric is its own cluster,
+    as in mt-metrics-eval.
     """
+    params = params or PermutationParams()
+    if k is not None:
+        params = PermutationParams(k, params.block_size, params.early_min, params.early_max)
+    if params.k < 0 or params.block_size < 1:
+        raise OptionError(f"need k >= 0 and block_size >= 1, not k={params.k}, block_size={params.block_size}")
     if task not in ("sys_accuracy", "sys_pearson", "seg_pearson", "seg_acc_eq"):
         raise OptionError(f"unknown WMT23 task {task!r}; choose sys_accuracy, sys_pearson, seg_pearson or seg_acc_eq")
     if len(metrics) < 1:
