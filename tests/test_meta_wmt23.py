@@ -313,3 +313,20 @@ def test_wmt23_tasks_over_several_language_pairs():
                                                      "flat": [np.zeros(5), np.zeros(5)]},
                                     [human_sys["en-de"], human_sys["zh-en"]], k=100)
     assert dict(zip(ranking.metrics, ranking.values))["m"] == pytest.approx(pooled)
+
+
+def test_by_segment_swaps_whole_segments():
+    # b is a with segment 3's scores shuffled among its systems: same values overall, so both metrics
+    # z-score alike and differ in segment 3 only. Swapping whole segments, each permuted metric is a or b:
+    # two distinct values at most. Swapping cells mixes the systems of segment 3: many values.
+    rng = np.random.default_rng(12)
+    a, human = _random_case(rng, systems=6, segments=30, unrated=0.0)
+    b = a.copy()
+    b[:, 3] = a[[1, 2, 3, 4, 5, 0], 3]
+    params = PermutationParams(k=200, early_min=0.0, early_max=1.0)
+    seg_wise = significance_clusters("seg_pearson", {"a": a, "b": b}, human, params=params, by_segment=True)
+    assert len(np.unique(seg_wise.draws[(0, 1)][:, 0].round(12))) == 2
+    cell_wise = significance_clusters("seg_pearson", {"a": a, "b": b}, human, params=params)
+    assert len(np.unique(cell_wise.draws[(0, 1)][:, 0].round(12))) > 2
+    pairs = significance_clusters("seg_acc_eq", {"a": a, "b": b}, human, params=params, by_segment=True)
+    assert len(pairs.draws[(0, 1)]) == 200

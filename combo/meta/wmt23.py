@@ -255,7 +255,8 @@ def assign_ranks(p_values: np.ndarray, pval: float = 0.05) -> np.ndarray:
 
 
 def significance_clusters(task: str, metrics: Mapping[str, object], human, *, k: Optional[int] = None, seed=0,
-                          pval: float = 0.05, params: Optional[PermutationParams] = None) -> TaskRanking:
+                          pval: float = 0.05, params: Optional[PermutationParams] = None,
+                          by_segment: bool = False) -> TaskRanking:
     """Rank metrics on one WMT23 task and cluster them by pairwise permutation tests (``CompareMetrics``).
 
     ``task``: "sys_accuracy" (``metrics[name]`` and ``human``: a ``(systems,)``
@@ -269,7 +270,10 @@ def significance_clusters(task: str, metrics: Mapping[str, object], human, *, k:
     ``numpy.random.Generator`` (draws differ from mt-metrics-eval's; the rule
     does not). ``k`` (default 1000) overrides ``params.k``; ``k=0`` ranks
     without testing: every p-value is 0, so each metric is its own cluster,
-    as in mt-metrics-eval.
+    as in mt-metrics-eval. ``by_segment=True`` (segment-level tasks) swaps
+    whole segments instead, all of a segment's cells or pairs together
+    (PERM-INPUTS of Deutsch et al. 2021): the resampling unit is then the
+    segment the statistic is grouped by, not a cell or pair sharing one.
     """
     params = params or PermutationParams()
     if k is not None:
@@ -292,7 +296,8 @@ def significance_clusters(task: str, metrics: Mapping[str, object], human, *, k:
     if params.k > 0:
         for i in range(n):
             for j in range(i + 1, n):
-                p[i, j], draws[(i, j)] = _permutation(kernel, units[order[i]], units[order[j]], params, rng)
+                p[i, j], draws[(i, j)] = _permutation(kernel, units[order[i]], units[order[j]], params, rng,
+                                                      kernel.segment_of if by_segment else None)
     ranks = assign_ranks(p, pval)
     return TaskRanking(task, tuple(order), np.array([value[m] for m in order]), ranks, p, draws,
                        TASK_RANGES[task])
@@ -344,15 +349,22 @@ def _task_draws(r: TaskRanking, a: str, b: str) -> np.ndarray:
     return d[:, ::-1]
 
 
-def _permutation(kernel, units_a, units_b, params: PermutationParams, rng) -> Tuple[float, np.ndarray]:
-    """p-value that b is as good as a (a ranked higher), with mt-metrics-eval's block-wise early stopping."""
+def _permutation(kernel, units_a, units_b, params: PermutationParams, rng,
+                 segment_of: Optional[np.ndarray] = None) -> Tuple[float, np.ndarray]:
+    """p-value that b is as good as a (a ranked higher), with mt-metrics-eval's block-wise early stopping.
+
+    ``segment_of``: the segment of each swappable score or pair, to swap whole segments.
+    """
     delta = kernel.value(units_a) - kernel.value(units_b)
     swap_a, swap_b = kernel.swappable(units_a, units_b)
     draws = []
     count = done = 0
     while done < params.k:
         size = min(params.block_size, params.k - done)
-        flip = rng.random((size,) + swap_a.shape) < 0.5
+        if segment_of is None:
+            flip = rng.random((size,) + swap_a.shape) < 0.5
+        else:
+            flip = (rng.random((size, int(segment_of.max()) + 1)) < 0.5)[:, segment_of]
         va = kernel.values(np.where(flip, swap_b, swap_a), units_a)
         vb = kernel.values(np.where(flip, swap_a, swap_b), units_b)
         draws.append(np.stack([va, vb], axis=1))
@@ -395,6 +407,7 @@ class _SegPearson(_ScoresKernel):
         if human.ndim != 2:
             raise InputError(f"seg_pearson needs (systems, segments) human scores, not shape {human.shape}")
         self.rated = ~np.isnan(human)
+        self.segment_of = np.nonzero(self.rated)[1]          # the segment of each rated cell, in cell order
         h = human[self.rated]
         super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
 
@@ -410,6 +423,7 @@ class _SysPearson(_ScoresKernel):
         if human.ndim != 1:
             raise InputError(f"sys_pearson needs (systems,) human scores, not shape {human.shape}")
         self.rated = ~np.isnan(human)
+        self.segment_of = None                                # system level: the unit is a system
         h = human[self.rated]
         super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
 
@@ -421,8 +435,8 @@ class _SysPearson(_ScoresKernel):
 class _SysAccuracy(_ScoresKernel):
     def __init__(self, human):
         humans = [np.asarray(h, dtype=np.float64) for h in _as_list(human)]
-        self.sizes = [len(h) for h in humans]
         self.humans = humans
+        self.segment_of = None                                # system level: the unit is a system
 
         def statistic(m):
             right = total = 0
@@ -449,6 +463,7 @@ class _SegAccEq:
             raise InputError(f"seg_acc_eq needs (systems, segments) human scores, not shape {human.shape}")
         self.human = human
         self.pairs = pairs_from_scores(human)
+        self.segment_of = self.pairs.segment
         _, inverse, size = np.unique(self.pairs.segment, return_inverse=True, return_counts=True)
         self.weight = 1.0 / (len(size) * size[inverse])       # group-mean accuracy = sum(weight * right)
 
