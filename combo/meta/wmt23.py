@@ -37,13 +37,12 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import scipy.stats
 
 from ..errors import InputError, OptionError
 from .correlation import correlate, correlation_values
 from .pairwise import TieAccuracyResult, pair_scores, pairs_from_scores, pairwise_accuracy_with_ties
 
-#: The WMT23 tasks of one language pair and the range of their values (for the [0, 1] mapping).
+#: Task kinds and the range of their values (for the [0, 1] mapping of the average); the first four are WMT23's.
 TASK_RANGES = {"sys_accuracy": (0.0, 1.0), "sys_pearson": (-1.0, 1.0), "seg_pearson": (-1.0, 1.0),
                "seg_acc_eq": (0.0, 1.0), "seg_kendall": (-1.0, 1.0)}
 #: MQM language pairs of WMT23 (``tasks.WMT23`` default) and their standard references (``meta_info.py``).
@@ -94,6 +93,8 @@ def seg_acc_eq(metric, human, average_by: str = "item", epsilon: Optional[float]
     epsilon``. The value is the mean over groups of each group's accuracy;
     ``epsilon=None`` picks the epsilon that maximises it (Deutsch et al.
     2023, Sec. 5; the smallest one on a tie, as ``np.nanargmax``).
+    "none" builds every pair of all rated cells (15 million on WMT23 en-de,
+    about a gigabyte): use it on slices.
     """
     metric, human = _check_matrices(metric, human)
     if average_by == "item":
@@ -317,6 +318,8 @@ def average_clusters(rankings: Sequence[TaskRanking], weights=None, pval: float 
     if weights is None:
         weights = np.full(len(rankings), 1.0 / len(rankings))
     weights = np.asarray(weights, dtype=np.float64)
+    if weights.shape != (len(rankings),):
+        raise InputError(f"{weights.size} weights for {len(rankings)} task rankings")
     common = set(rankings[0].metrics).intersection(*(r.metrics for r in rankings[1:]))
     avg = {}
     for m in common:
