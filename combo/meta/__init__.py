@@ -4,6 +4,7 @@
 - :mod:`.pairwise`: WMT Kendall-like tau (WMT12/13/14, daRR), acc_eq with tie calibration, pair builders.
 - :mod:`.likeness`: KING and ORANGE (human likeness of QUEEN combinations and single metrics).
 - :mod:`.significance`: bootstrap intervals, paired bootstrap and permutation tests, Williams test.
+- :mod:`.wmt23`: the WMT23 metrics-task statistics, task average and significance clusters (mt-metrics-eval).
 """
 
 from .correlation import CorrelationResult, correlate, correlation_values, kendall, pearson, spearman
@@ -13,6 +14,8 @@ from .pairwise import (KendallLikeResult, PreferencePairs, TieAccuracyResult, pa
                        pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
 from .significance import (BootstrapResult, SignificanceResult, WilliamsResult, bootstrap,
                            paired_bootstrap_test, permutation_test, williams_test, williams_test_scores)
+from .wmt23 import (TaskRanking, average_clusters, seg_acc_eq, seg_correlation, significance_clusters,
+                    sys_pairwise_accuracy, sys_pearson, wmt23_average, wmt23_tasks)
 
 __all__ = [
     "KING_TIES", "KingResult", "OrangeResult", "king", "orange",
@@ -21,4 +24,6 @@ __all__ = [
     "pair_scores", "paired_bootstrap_test", "pairs_from_rankings", "pairs_from_scores",
     "pairwise_accuracy_with_ties", "pairwise_accuracy_with_ties_values", "permutation_test", "spearman",
     "williams_test", "williams_test_scores", "wmt_kendall", "wmt_kendall_values",
+    "TaskRanking", "average_clusters", "seg_acc_eq", "seg_correlation", "significance_clusters",
+    "sys_pairwise_accuracy", "sys_pearson", "wmt23_average", "wmt23_tasks",
 ]
