@@ -74,7 +74,7 @@ def test_assign_ranks_threshold():
     assert assign_ranks(p, 0.01).tolist() == [1, 1, 1]
 
 
-# -- equal to scipy and to a brute-force port of the definitions ---------------------
+# -- equal to scipy and to plain implementations of the definitions -------------------
 
 def _random_case(rng, systems=6, segments=40, unrated=0.2):
     human = rng.normal(size=(systems, segments)).round(1)           # rounded: MQM-like ties
