@@ -90,10 +90,11 @@ class Study:
         with np.errstate(invalid="ignore"):
             return np.bincount(self.pairs.segment, weights=right, minlength=m.shape[1]) / np.where(n, n, np.nan)
 
-    def value(self, m: np.ndarray, criterion: str) -> float:
+    def value(self, m: np.ndarray, criterion: str, human=None) -> float:
+        human = self.human if human is None else human
         if criterion == "kendall":
-            return seg_correlation(m, self.human, "kendall", "item")
-        return seg_acc_eq(m, self.human, "item").value
+            return seg_correlation(m, human, "kendall", "item")
+        return seg_acc_eq(m, human, "item").value
 
 
 def ulc_matrix(study: Study, table: combo.ScoreTable, subset: Sequence[int], rows: np.ndarray) -> np.ndarray:
@@ -106,12 +107,11 @@ def ulc_matrix(study: Study, table: combo.ScoreTable, subset: Sequence[int], row
 def greedy_set(study: Study, table: combo.ScoreTable, candidates: Sequence[int], criterion: str,
                segments: np.ndarray) -> List[int]:
     rows = np.flatnonzero(np.isin(table.row_segment, segments))
-    mask = np.full(study.human.shape, np.nan)
-    mask[:, segments] = 0.0
+    human = np.full(study.human.shape, np.nan)
+    human[:, segments] = study.human[:, segments]
 
     def quality(subset):
-        m = ulc_matrix(study, table, subset, rows) + mask
-        return study.value(m, criterion)
+        return study.value(ulc_matrix(study, table, subset, rows), criterion, human)
 
     return list(search(list(candidates), quality, "greedy").selected)
 
@@ -180,7 +180,6 @@ def main() -> None:
                         TrainOptions(name="wmt23-en-de-pairwise-lr"))
     final.save(MODEL)
 
-    best = {c: max(singles, key=lambda m: singles[m][c]) for c in CRITERIA if True}
     best = {c: max((m for m in singles if m.startswith("mtme:")), key=lambda m: singles[m][c]) for c in CRITERIA}
     results = {}
     for name, m in list(matrices.items()) + list(combos.items()):

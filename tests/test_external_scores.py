@@ -46,8 +46,8 @@ def test_mtme_scores_follow_the_test_beds_reference(tmp_path):
     assert table.system_scores("mtme:GOOD") == {"sysA": 0.5, "sysB": 0.4, "sysC": 0.1}  # from .sys.score
     assert table.system_scores("mtme:QE") == {"sysA": 0.0, "sysB": -1.0, "sysC": -2.0}  # mean of segments
     sig = table.signatures[m]
-    assert sig.startswith("mtme|metric:GOOD|") and "file:GOOD-refB.seg.score" in sig and "sha256:" in sig
-    assert "file:QE-src.seg.score" in table.signatures[table.metric_index("mtme:QE")]
+    assert sig.startswith("mtme|metric:GOOD|") and "read:GOOD-refB.seg.score" in sig and "sha256:" in sig
+    assert "read:QE-src.seg.score" in table.signatures[table.metric_index("mtme:QE")]
 
 
 def test_scores_file_tsv_and_json_equal_mtme(tmp_path):

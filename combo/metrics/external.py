@@ -99,13 +99,13 @@ class ExternalScores(Metric):
 
     def bound_signature(self, path: Path) -> str:
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-        return f"{self.signature}|file:{path.name}|sha256:{digest}"
+        return f"{self.signature}|read:{path.name}|sha256:{digest}"
 
 
 def without_inputs(signature: str) -> str:
     """A signature without what :meth:`ExternalScores.bound_signature` (or a tuned model using such
     scores) adds for the files read: what a model file records and compares."""
-    for marker in ("|file:", "|inputs:"):
+    for marker in ("|read:", "|inputs:"):
         if marker in signature:
             signature = signature[:signature.index(marker)]
     return signature
