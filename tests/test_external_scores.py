@@ -50,6 +50,15 @@ def test_mtme_scores_follow_the_test_beds_reference(tmp_path):
     assert "read:QE-src.seg.score" in table.signatures[table.metric_index("mtme:QE")]
 
 
+def test_a_subset_reads_its_own_lines(tmp_path):
+    tb = load_testbed(_evalset(tmp_path))
+    sub = tb.subset([1, 3])
+    table = combo.score_testbed(sub, ["mtme:GOOD"])
+    assert table.to_records("segment")[:2] == [{"system": "sysA", "segment": "2", "mtme:GOOD": 0.95},
+                                               {"system": "sysA", "segment": "4", "mtme:GOOD": 0.9}]
+    assert table.system_scores("mtme:GOOD")["sysB"] == pytest.approx(0.55)  # the subset's mean, not .sys.score
+
+
 def test_scores_file_tsv_and_json_equal_mtme(tmp_path):
     d = _evalset(tmp_path)
     tb = load_testbed(d)

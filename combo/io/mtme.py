@@ -257,6 +257,7 @@ def read_mtme(root: PathLike, testset: str, lp: str,
         "root": str(Path(root).resolve()),
         "testset": testset,
         "lp": lp,
+        "lines": n,  # segments in the set's files; segment id k is line k (a subset keeps the ids)
         "source_language": lp.split("-")[0],
         "target_language": lp.split("-")[-1],
         "references": list(used),

@@ -161,12 +161,19 @@ class MtmeScores(ExternalScores):
         from ..io.mtme import read_score_file
 
         seg_path, sys_path = self.files(testbed)
-        n = len(testbed.segments)
-        seg = read_score_file(seg_path, "seg", n, f"{self.params['metric']} score")
+        lines = int(testbed.metadata.get("lines") or len(testbed.segments))
+        seg = read_score_file(seg_path, "seg", lines, f"{self.params['metric']} score")
         _missing_systems(seg, testbed.systems, seg_path)
+        try:  # segment id k is line k of the set's files; a subset of the test bed keeps the ids
+            at = [int(s.id) - 1 for s in testbed.segments]
+        except ValueError:
+            raise InputError(f"test bed {testbed.name!r} has segment ids that are not line numbers of the "
+                             "mt-metrics-eval files", seg_path, fix="read the test bed with combo.load_testbed") from None
+        if at != list(range(lines)):
+            seg = {system: [column[k] for k in at] for system, column in seg.items()}
         sys_table = None
-        if sys_path.is_file():
-            sys_table = read_score_file(sys_path, "sys", n, f"{self.params['metric']} score")
+        if sys_path.is_file() and len(at) == lines:  # system scores of the whole set only
+            sys_table = read_score_file(sys_path, "sys", lines, f"{self.params['metric']} score")
         return seg, sys_table, seg_path
 
 
