@@ -19,6 +19,7 @@ import click
 from . import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
+from .metrics.registry import is_model_file
 
 EXAMPLE = "example"
 
@@ -181,7 +182,7 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
     known = set(list_metrics())
     ok, missing = [], []
     for spec in metrics:
-        if not spec.lower().endswith(".json") and spec.partition(":")[0].lower() not in known:  # .json: a model file
+        if not is_model_file(spec) and spec.partition(":")[0].lower() not in known:
             missing.append(spec)
             continue
         try:
@@ -208,7 +209,7 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
 
     notes = []
     for spec in specs:
-        if spec.lower().endswith(".json"):
+        if is_model_file(spec):
             how = get_metric(spec).trained_on(testbed)
             if how:
                 notes.append(f"{spec} was trained on {how}: its figures here are in-sample, not held out")
@@ -554,7 +555,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
         raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. cs-en,de-en)")
     testbeds = [_load_testbed(testbed_path, x, testbed_options) for x in lps]
     specs = _metric_list(metrics) if metrics else list(SEARCH_METRICS)
-    if any(spec.lower().endswith(".json") for spec in specs):
+    if any(is_model_file(spec) for spec in specs):
         raise OptionError("a tuned metric (model file) cannot be a feature of another model")
     if not metrics:  # the default set: what is installed and reads the test beds' language
         specs, _ = _available(specs)

@@ -25,10 +25,14 @@ from .meta.likeness import king, orange
 from .meta.pairwise import (PreferencePairs, pair_scores, pairs_from_scores, pairwise_accuracy_with_ties,
                             pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
 from .meta.significance import bootstrap
+from .meta.wmt23 import seg_acc_eq, seg_correlation, sys_pairwise_accuracy, wmt23_average, wmt23_tasks
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
-CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq")
+CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq",
+            "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
+#: The WMT23 metrics task's statistics (Freitag et al. 2023; :mod:`combo.meta.wmt23`), over absolute scores.
+WMT23_CRITERIA = ("seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
 SCHEMES = ("queen", "ulc", "mean-rank")
 LIKENESS = ("king", "orange")
 DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
@@ -92,6 +96,7 @@ class MetaEvaluator:
         self.n_sys, self.n_seg = len(table.systems), len(table.segment_ids)
         self.aspect = testbed.check_aspect(aspect) if aspect != "rr-wins" else None
         self.human = self._human_matrix()
+        self.human[~self.system_mask] = np.nan  # listed human translations are not candidates either
         self._pairs: Optional[PreferencePairs] = None
         self._likeness_segments = None
 
@@ -146,8 +151,9 @@ class MetaEvaluator:
         if given and all(s in given for s in self.table.systems):
             return np.array([given[s] for s in self.table.systems], dtype=np.float64)
         if np.isfinite(self.human).any():
-            with np.errstate(invalid="ignore"):
-                return np.nanmean(np.where(np.isfinite(self.human), self.human, np.nan), axis=1)
+            judged = np.isfinite(self.human)
+            with np.errstate(invalid="ignore", divide="ignore"):  # a system never judged: NaN
+                return np.where(judged, self.human, 0.0).sum(axis=1) / judged.sum(axis=1)
         pairs = self.preference_pairs().without_ties()
         wins = np.bincount(pairs.better, minlength=self.n_sys).astype(float)
         losses = np.bincount(pairs.worse, minlength=self.n_sys).astype(float)
@@ -244,6 +250,8 @@ class MetaEvaluator:
                 note = (note + "; " if note else "") + f"{int((~keep).sum())} human translations left out"
             return Quality(res.value, criterion, scheme, int(ok.sum()), 0, note,
                            units=(combined[ok], human[ok]), unit="systems")
+        if criterion in WMT23_CRITERIA:
+            return self._wmt23(subset, criterion, scheme)
         rows, skipped = self.combined_rows(subset, scheme)
         metric = self._matrix(rows)
         if criterion == "r_snt":
@@ -272,6 +280,43 @@ class MetaEvaluator:
         return Quality(res.value, criterion, scheme, len(pairs), skipped, f"epsilon {res.epsilon:.4g}",
                        units=(better, worse, pairs.tie), groups=pairs.segment)
 
+    def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
+        """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
+        if not np.isfinite(self.human).any():
+            raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for {criterion}",
+                             fix="use --criterion kendall with relative rankings")
+        rows, skipped = self.combined_rows(subset, scheme)
+        keep = self.system_mask
+        metric = self._matrix(rows)[keep]
+        human = np.where(np.isnan(metric), np.nan, self.human[keep])
+        unscored = int((np.isfinite(self.human[keep]) & np.isnan(metric)).sum())
+        note = f"{unscored} judged candidates without a metric score left out" if unscored else ""
+        n_cells = int(np.isfinite(human).sum())
+        if criterion in ("sys_accuracy", "wmt23"):
+            m_sys = self.combined_systems(subset, scheme)[keep]
+            h_sys = self.human_system_scores()[keep]
+            if criterion == "sys_accuracy":
+                return Quality(sys_pairwise_accuracy(m_sys, h_sys), criterion, scheme, int(keep.sum()), 0,
+                               note, unit="systems")
+            tasks = wmt23_tasks(metric, human, m_sys, h_sys)
+            detail = ", ".join(f"{name} {value:.4f}" for name, value in tasks)
+            return Quality(wmt23_average(tasks), criterion, scheme, n_cells, skipped,
+                           "; ".join(x for x in (detail, note) if x))
+        if criterion == "seg_kendall":
+            ok = np.isfinite(metric) & np.isfinite(human)
+            return Quality(seg_correlation(metric, human, "kendall", "none"), criterion, scheme, n_cells, skipped,
+                           note, units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1])
+        if criterion == "acc_eq_item":
+            res = seg_acc_eq(metric, human, "item")
+            per = _acc_eq_per_item(metric, human, res.epsilon)
+            return Quality(res.value, criterion, scheme, n_cells, skipped,
+                           "; ".join(x for x in (f"epsilon {res.epsilon:.4g}", note) if x),
+                           units=(per[np.isfinite(per)],))
+        method = "kendall_b" if criterion == "seg_kendall_item" else "pearson"
+        per = correlation_values(metric, human, method, "item", per_group=True)
+        value = seg_correlation(metric, human, "kendall" if criterion == "seg_kendall_item" else "pearson", "item")
+        return Quality(value, criterion, scheme, n_cells, skipped, note, units=(per[np.isfinite(per)],))
+
     def with_interval(self, q: Quality, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
                       ) -> Quality:
         """Add a percentile bootstrap interval to ``q``, resampling ``q.unit``: whole segments (all the
@@ -282,6 +327,17 @@ class MetaEvaluator:
         res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed, groups=q.groups)
         q.low, q.high = res.low, res.high
         return q
+
+
+def _acc_eq_per_item(metric: np.ndarray, human: np.ndarray, epsilon: float) -> np.ndarray:
+    """Each segment's acc_eq at a fixed ``epsilon`` (NaN: no pair); their mean is the item-grouped acc_eq."""
+    pairs = pairs_from_scores(human)
+    better, worse = pair_scores(metric, pairs)
+    d = better - worse
+    right = np.where(pairs.tie, np.abs(d) <= epsilon, d > epsilon).astype(np.float64)
+    n = np.bincount(pairs.segment, minlength=human.shape[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(pairs.segment, weights=right, minlength=human.shape[1]) / np.where(n, n, np.nan)
 
 
 def _correlation_statistic(method: str):
@@ -299,6 +355,12 @@ _BOOTSTRAP_STATISTICS = {
     "kendall": lambda ev: (lambda b, w, t: wmt_kendall_values(b, w, t, variant=ev.kendall_variant,
                                                                 ties=ev.kendall_ties)),
     "acc_eq": lambda ev: (lambda b, w, t: pairwise_accuracy_with_ties_values(b, w, t)),
+    "seg_kendall": lambda ev: _correlation_statistic("kendall_b"),
+    # item-grouped statistics: the mean of per-segment values (acc_eq at its full-data epsilon,
+    # as mt-metrics-eval's permutation test fixes it), so resampling segments resamples those values
+    "seg_pearson_item": lambda ev: (lambda v: np.nanmean(v, axis=-1)),
+    "seg_kendall_item": lambda ev: (lambda v: np.nanmean(v, axis=-1)),
+    "acc_eq_item": lambda ev: (lambda v: np.nanmean(v, axis=-1)),
 }
 
 

@@ -330,3 +330,28 @@ def test_by_segment_swaps_whole_segments():
     assert len(np.unique(cell_wise.draws[(0, 1)][:, 0].round(12))) > 2
     pairs = significance_clusters("seg_acc_eq", {"a": a, "b": b}, human, params=params, by_segment=True)
     assert len(pairs.draws[(0, 1)]) == 200
+
+
+def test_evaluate_criteria_are_the_wmt23_statistics(data):
+    # combo evaluate's WMT23 criteria on the real en-de release equal combo.meta.wmt23 on the same
+    # matrices (12 MT systems: synthetic_ref, a human translation, is left out at both levels).
+    import combo
+    from combo.evaluate import MetaEvaluator
+    from combo.meta.wmt23 import seg_acc_eq, seg_correlation, wmt23_average, wmt23_tasks
+
+    tb = combo.load_testbed(data / "wmt23")
+    table = combo.score_testbed(tb, ["mtme:XCOMET-Ensemble", "mtme:MetricX-23"])
+    ev = MetaEvaluator(tb, table)
+    assert ev.aspect == "mqm" and int(ev.system_mask.sum()) == 12
+    keep = ev.system_mask
+    metric = ev._matrix(table.segment[0])[keep]
+    human = ev.human[keep]
+    assert ev.quality([0], "acc_eq_item").value == pytest.approx(seg_acc_eq(metric, human, "item").value, abs=1e-12)
+    assert ev.quality([0], "seg_kendall_item").value == pytest.approx(
+        seg_correlation(metric, human, "kendall", "item"), abs=1e-12)
+    q = ev.quality([0], "wmt23")
+    m_sys = table.system[0][keep]
+    assert q.value == pytest.approx(wmt23_average(wmt23_tasks(metric, human, m_sys, ev.human_system_scores()[keep])))
+    assert round(q.value, 3) == 0.845 and round(ev.quality([0], "r_snt").value, 3) == 0.695
+    ci = ev.with_interval(ev.quality([0], "seg_kendall_item"), n_resamples=200)
+    assert ci.low < ci.value < ci.high and ci.unit == "segments"

@@ -60,11 +60,17 @@ def get_metric(name: str, **options: Any) -> Metric:
     A name ending in ``.json`` is a tuned-metric model file (``combo train``):
     ``combo.load_model(name)``.
     """
-    if name.strip().lower().endswith(".json") and name.split(":", 1)[0].strip().lower() not in SHORTHAND:
+    if is_model_file(name):
         return _model_file(name.strip(), options)
     name, parsed = parse_metric_spec(name)
     parsed.update(options)
     return metric_class(name)(**parsed)
+
+
+def is_model_file(spec: str) -> bool:
+    """Whether ``spec`` names a tuned-metric model file (``*.json``; not ``scores:FILE.json``)."""
+    spec = spec.strip()
+    return spec.lower().endswith(".json") and spec.split(":", 1)[0].strip().lower() not in SHORTHAND
 
 
 def _model_file(path: str, options: Dict[str, Any]) -> Metric:
