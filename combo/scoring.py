@@ -131,11 +131,7 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     out = {}
     if rows is not None:
         stats = metric.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
-        seg = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(len(row_system))
-        sums = np.zeros((n_systems, stats.shape[1]))
-        np.add.at(sums, row_system, stats)
-        sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
-        out["rows"] = (seg, sysv)
+        out["rows"] = metric.row_and_system_scores(stats, row_system, n_systems)
     if pairs is not None:
         out["pairs"] = (metric.pairwise_scores(texts, pairs[0], pairs[1], analysis=analysis),)
     return out

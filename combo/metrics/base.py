@@ -258,12 +258,16 @@ class Metric:
         Text metrics score ``cands.rows`` (the scoring module runs them in batches
         and in parallel itself); row-keyed metrics override this.
         """
-        stats = self.rows_statistics(cands.rows)
-        seg = np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(cands.row_system))
-        sums = np.zeros((len(cands.systems), stats.shape[1]))
-        np.add.at(sums, cands.row_system, stats)
-        sysv = np.asarray(self.score(sums, segment_level=False), dtype=np.float64).reshape(len(cands.systems))
+        seg, sysv = self.row_and_system_scores(self.rows_statistics(cands.rows), cands.row_system,
+                                               len(cands.systems))
         return seg, sysv, self.signature
+
+    def row_and_system_scores(self, stats: np.ndarray, row_system: np.ndarray, n_systems: int):
+        """Each row's segment score, and each system's corpus score (the score of its summed statistics)."""
+        seg = np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(row_system))
+        sums = np.zeros((n_systems, stats.shape[1]))
+        np.add.at(sums, row_system, stats)
+        return seg, np.asarray(self.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
 
     # -- public API -----------------------------------------------------------------------
     def rows_statistics(self, rows: Rows) -> np.ndarray:
