@@ -341,7 +341,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
              kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
-    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator
+    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
     crits = [c.strip() for c in criteria.split(",") if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
@@ -357,21 +357,8 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                                       max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties)
-    rows = []
-    entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
-    entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
-    for name, subset, scheme in entries:
-        row = {"metric": name}
-        for c in crits:
-            if c in LIKENESS and scheme not in (None, "queen"):
-                row[c] = None
-                continue
-            sch = "queen" if c in LIKENESS else (scheme or "ulc")
-            q = ev.quality(subset, c, sch)
-            if n_resamples:
-                q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
-            row[c] = {"value": q.value, "low": q.low, "high": q.high, "n": q.n, "note": q.note, "text": str(q)}
-        rows.append(row)
+    names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
+    rows = evaluation_rows(names, qualities)
     if fmt == "json":
         doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
                "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures))}
