@@ -339,7 +339,7 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
     """The criteria this test bed's judgments, systems and references support, and why each other one is not.
 
     r_snt needs absolute segment scores (or rankings, read as shares of wins);
-    kendall and acc_eq need preference pairs; pearson and spearman at least 3
+    kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman at least 3
     systems; king and orange single-reference scores and enough references.
     """
     ok, why = [], {}
@@ -353,6 +353,8 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
                 ok.append(c)
         elif not judged:
             why[c] = "needs human judgments; the test bed has none"
+        elif c in ("kendall", "acc_eq") and evaluator.n_sys < 2:
+            why[c] = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
         elif c in ("pearson", "spearman") and evaluator.n_sys < 3:
             why[c] = f"a system-level correlation needs at least 3 systems; the test bed has {evaluator.n_sys}"
         else:

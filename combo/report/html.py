@@ -3,7 +3,7 @@
 Nothing is fetched when the page opens (no fonts, scripts or images from
 elsewhere), so a report opens offline from any folder. The script makes every
 ``table.sortable`` sortable by clicking a column header: numbers by their
-``data-value``, text otherwise, undefined cells last.
+``data-value``, text otherwise (case-insensitive), undefined cells last.
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ Array.prototype.forEach.call(table.tHead.rows[0].cells,function(c){c.removeAttri
 th.setAttribute('aria-sort',asc?'ascending':'descending');
 rows.sort(function(a,b){var ka=key(a.cells[col]),kb=key(b.cells[col]);
 if(ka===null||kb===null){return (ka===null)-(kb===null)}
-var d=(ka.n&&kb.n)?ka.x-kb.x:String(ka.s||ka.x).localeCompare(String(kb.s||kb.x));return asc?d:-d});
+var d;if(ka.n&&kb.n){d=ka.x-kb.x}else{var sa=String(ka.n?ka.x:ka.s).toLowerCase(),sb=String(kb.n?kb.x:kb.s)
+.toLowerCase();d=sa<sb?-1:sa>sb?1:0}return asc?d:-d});
 rows.forEach(function(r){body.appendChild(r)})}
 document.querySelectorAll('table.sortable').forEach(function(table){
 Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,col){

@@ -96,8 +96,7 @@ def heatmap(matrix, row_labels: Sequence[str], col_labels: Sequence[str], title:
     masked = np.ma.masked_invalid(m)
     import matplotlib
 
-    colourmap = matplotlib.colormaps[cmap].copy()
-    colourmap.set_bad("#dddddd")
+    colourmap = matplotlib.colormaps[cmap].with_extremes(bad="#dddddd")
     image = ax.imshow(masked, cmap=colourmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(cols), col_labels, rotation=60, ha="right", fontsize=7)
     ax.set_yticks(range(rows), row_labels, fontsize=7)
