@@ -406,7 +406,8 @@ def _report_page(ev, metrics, table, notes, seed, **inputs) -> str:
     from .report import ReportInputs, build_report, tuned_weights
 
     tuned = tuned_weights(_metric_list(metrics), table.metrics) if metrics else {}
-    command = "combo " + " ".join(sys.argv[1:])
+    program = Path(sys.argv[0]).name if sys.argv else ""
+    command = "combo " + " ".join(sys.argv[1:]) if program in ("combo", "cli.py", "__main__.py") else ""
     return build_report(ev, ReportInputs(seed=seed, notes=notes, tuned=tuned, command=command, **inputs))
 
 

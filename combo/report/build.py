@@ -180,7 +180,7 @@ def _bars_section(names, qualities, n_metrics) -> Section:
         if not any(np.isfinite(v) for v in vals):
             figs.append(sentence(f"{c}: undefined for every entry ({qs[keep[0]].note or 'no usable data'})."))
             continue
-        png = plots.bar_intervals([names[k] for k in keep], vals, [qs[k].low for k in keep],
+        png = plots.bar_intervals([short_name(names[k]) for k in keep], vals, [qs[k].low for k in keep],
                                   [qs[k].high for k in keep], [k >= n_metrics for k in keep],
                                   title=CRITERION_NAMES[c], xlabel=c)
         figs.append(figure(png, f"{c} of each metric and combination", f"{CRITERION_NAMES[c]}: blue metrics, "
@@ -215,7 +215,7 @@ def _correlation_section(table_) -> Section:
         return Section("correlation", title, sentence("One metric only: there is no metric pair to correlate."))
     corr = metric_correlations(table_)
     order = plots.cluster_order(corr)
-    labels = [table_.metrics[k] for k in order]
+    labels = [short_name(table_.metrics[k]) for k in order]
     png = plots.heatmap(corr[np.ix_(order, order)], labels, labels, title="segment-level Pearson between metrics",
                         vmin=-1, vmax=1, colorbar_label="Pearson r")
     constant = [table_.metrics[k] for k in range(len(corr)) if not np.isfinite(corr[k]).any()]
@@ -238,7 +238,8 @@ def _scatter_section(ev: MetaEvaluator) -> Section:
     if np.isfinite(human_rows).any():
         figs = []
         for m, name in enumerate(table_.metrics):
-            png = plots.scatter(table_.segment[m], human_rows, title=name, xlabel=f"{name} (segment)",
+            png = plots.scatter(table_.segment[m], human_rows, title=short_name(name),
+                                xlabel=f"{short_name(name)} (segment)",
                                 ylabel=f"human ({ev.aspect})")
             figs.append(figure(png, f"{name} against human, segment level", name=f"segment-{name}"))
         n = int((np.isfinite(human_rows)).sum())
@@ -257,7 +258,8 @@ def _scatter_section(ev: MetaEvaluator) -> Section:
     else:
         figs = []
         for m, name in enumerate(table_.metrics):
-            png = plots.scatter(table_.system[m], human_sys, title=name, xlabel=f"{name} (corpus)",
+            png = plots.scatter(table_.system[m], human_sys, title=short_name(name),
+                                xlabel=f"{short_name(name)} (corpus)",
                                 ylabel="human (system)", point_labels=table_.systems)
             figs.append(figure(png, f"{name} against human, system level", name=f"system-{name}"))
         parts.append(f"<h3>System level</h3><p>Each system's corpus score against its human score.</p>"
@@ -281,7 +283,7 @@ def _search_section(search: Optional[SetSearch]) -> Section:
     if search is None:
         return Section("search", title, sentence("No metric-set search was run (combo report --search CRITERION, "
                                                  "or combo search --report FILE)."))
-    labels = [f"{step.get('step')}: {step.get('metric') or ''}" for step in search.trace]
+    labels = [f"{step.get('step')}: {short_name(step.get('metric') or '')}" for step in search.trace]
     values = [float("nan") if step.get("quality") is None else float(step["quality"]) for step in search.trace]
     kept = [bool(step.get("kept", True)) for step in search.trace]
     sign = -1.0 if search.criterion == "orange" else 1.0
@@ -289,7 +291,7 @@ def _search_section(search: Optional[SetSearch]) -> Section:
                            title=f"{search.strategy} search, {search.criterion} ({search.scheme})",
                            ylabel=search.criterion + (" (negated: higher is better)" if sign < 0 else ""),
                            reference=sign * search.best_single[1],
-                           reference_label=f"best single: {search.best_single[0]}")
+                           reference_label=f"best single: {short_name(search.best_single[0])}")
     rows = [[text_cell(step.get("step")), text_cell(step.get("metric") or ""), number_cell(v),
              text_cell("kept" if k else "dropped"), text_cell(", ".join(step.get("set", [])))]
             for step, v, k in zip(search.trace, values, kept)]
@@ -309,7 +311,7 @@ def _tuned_section(tuned: Mapping[str, Tuple[Dict[str, float], float]]) -> Secti
                                                 "model.json) is among the metrics."))
     parts = []
     for name, (weights, bias) in tuned.items():
-        png = plots.signed_bars(list(weights), list(weights.values()), title=f"weights of {name}",
+        png = plots.signed_bars(list(weights), list(weights.values()), title=f"weights of {short_name(name)}",
                                 xlabel="weight (features min-max normalised, error rates flipped)")
         rows = [[text_cell(k), number_cell(v, 4)] for k, v in weights.items()]
         parts.append(f"<h3>{esc(name)}</h3>" + figure(png, f"weights of {name}", "Blue positive, red negative; "
@@ -405,6 +407,11 @@ def _worst_section(ev: MetaEvaluator, k: int) -> Section:
 
 
 # -- helpers ------------------------------------------------------------------------------------------------
+
+def short_name(name: str) -> str:
+    """A metric's label in figures: a model file by its file name, not its whole path."""
+    return name.replace("\\", "/").rsplit("/", 1)[-1] if name.lower().endswith(".json") else name
+
 
 def _fmt(v) -> str:
     return "undefined" if v is None or not math.isfinite(v) else f"{v:.4f}"
