@@ -144,12 +144,12 @@ def _meta_section(ev, names, qualities, why_not, inputs, n_metrics) -> Section:
                 row.append(Cell('<span class="na">n/a</span>', float("nan"), True,
                                 f"{c} measures QUEEN combinations only"))
                 continue
-            interval = (f' <span class="muted">[{q.low:.4f}, {q.high:.4f}]</span>'
+            interval = (f'<span class="muted interval">[{q.low:.4f}, {q.high:.4f}]</span>'
                         if np.isfinite(q.low) and np.isfinite(q.high) else "")
             cl = clusters[c][k]
             badge = (f'<span class="cluster" title="significance cluster (1 = best)">{cl}</span>'
                      if cl is not None else "")
-            cell = number_cell(q.value, 4, interval + badge, title=(q.note or f"n = {q.n}"))
+            cell = number_cell(q.value, 4, badge + interval, title=(q.note or f"n = {q.n}"))
             cell.html = cell.html.replace('<span class="na">undefined</span>',
                                           f'<span class="na">undefined ({esc(q.note or "no usable data")})</span>')
             row.append(cell)

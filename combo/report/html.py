@@ -31,8 +31,9 @@ table.sortable th[aria-sort=descending]::after{content:" \\25BC"}
 tr.combination td:first-child{font-weight:600}
 .muted{color:#666}.na{color:#888;font-style:italic}
 .figures{display:flex;flex-wrap:wrap;gap:10px}
-figure{margin:6px 0}figure img{display:block;max-width:100%;height:auto}
-figcaption{font-size:.8em;color:#555;max-width:600px}
+figure{margin:6px 0;display:table}figure img{display:block;max-width:100%;height:auto}
+figcaption{font-size:.8em;color:#555;display:table-caption;caption-side:bottom}
+table.facts td{max-width:820px;word-break:break-word}table.facts th{white-space:nowrap}.interval{display:block;font-size:.85em}
 .text{max-width:520px;white-space:pre-wrap;word-break:break-word}
 code{font-size:.92em}details{margin:6px 0}summary{cursor:pointer;font-weight:600}
 .cluster{display:inline-block;min-width:1.6em;text-align:center;border-radius:3px;background:#e8eef7;
