@@ -339,8 +339,9 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
     """The criteria this test bed's judgments, systems and references support, and why each other one is not.
 
     r_snt needs absolute segment scores (or rankings, read as shares of wins);
-    kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman at least 3
-    systems; king and orange single-reference scores and enough references.
+    kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman
+    any human judgment (system scores suffice) and at least 3 systems; king and
+    orange no judgments, but single-reference scores and enough references.
     """
     ok, why = [], {}
     judged = bool(np.isfinite(evaluator.human).any() or evaluator.testbed.preferences)
@@ -351,8 +352,9 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
                 why[c] = f"needs at least {need} references per segment and single-reference scores"
             else:
                 ok.append(c)
-        elif not judged:
-            why[c] = "needs human judgments; the test bed has none"
+        elif not (judged or (c in ("pearson", "spearman") and evaluator.testbed.system_scores)):
+            why[c] = ("needs human judgments; the test bed has none" if not evaluator.testbed.system_scores
+                      else "needs segment-level human judgments; the test bed has system scores only")
         elif c in ("kendall", "acc_eq") and evaluator.n_sys < 2:
             why[c] = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
         elif c in ("pearson", "spearman") and evaluator.n_sys < 3:
