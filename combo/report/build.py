@@ -59,10 +59,9 @@ def build_report(evaluator: MetaEvaluator, inputs: Optional[ReportInputs] = None
     inputs = inputs or ReportInputs()
     ev, table_ = evaluator, evaluator.table
     supported, why_not = supported_criteria(ev)
-    criteria = [c for c in (inputs.criteria if inputs.criteria is not None else supported)]
-    if inputs.evaluation is not None:
+    criteria = list(inputs.criteria) if inputs.criteria is not None else supported
+    if inputs.evaluation is not None:  # computed by combo evaluate: shown as is
         names, qualities = inputs.evaluation
-        criteria = list(qualities)
     elif criteria:
         names, qualities = evaluate_entries(ev, criteria, inputs.schemes, inputs.n_resamples, inputs.seed)
     else:

@@ -17,7 +17,8 @@ from typing import Iterable, List, Optional, Sequence
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;max-width:1180px;
 padding:0 18px 40px;color:#222;line-height:1.4}
-h1{font-size:1.6em;margin:18px 0 4px}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:3px;margin-top:30px}
+h1{font-size:1.6em;margin:18px 0 4px}
+h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bottom:3px;margin-top:30px}
 h3{font-size:1.05em;margin:16px 0 6px}
 nav a{margin-right:12px;font-size:.92em}
 table{border-collapse:collapse;margin:8px 0;font-size:.86em}
@@ -33,7 +34,8 @@ tr.combination td:first-child{font-weight:600}
 .figures{display:flex;flex-wrap:wrap;gap:10px}
 figure{margin:6px 0;display:table}figure img{display:block;max-width:100%;height:auto}
 figcaption{font-size:.8em;color:#555;display:table-caption;caption-side:bottom}
-table.facts td{max-width:820px;word-break:break-word}table.facts th{white-space:nowrap}.interval{display:block;font-size:.85em}
+table.facts td{max-width:820px;word-break:break-word}table.facts th{white-space:nowrap}
+.interval{display:block;font-size:.85em}
 .text{max-width:520px;white-space:pre-wrap;word-break:break-word}
 code{font-size:.92em}details{margin:6px 0}summary{cursor:pointer;font-weight:600}
 .cluster{display:inline-block;min-width:1.6em;text-align:center;border-radius:3px;background:#e8eef7;
