@@ -47,6 +47,8 @@ class Quality(ValueResult):
     low: float = float("nan")  # bootstrap confidence interval, when asked for
     high: float = float("nan")
     units: Optional[Tuple[np.ndarray, ...]] = field(default=None, repr=False)  # what the bootstrap resamples
+    # the bootstrap's resampled values, one per resample in order (kept only when none was undefined)
+    samples: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __str__(self) -> str:
         if not self.defined:
@@ -268,6 +270,7 @@ class MetaEvaluator:
         stat = _BOOTSTRAP_STATISTICS[q.criterion](self)
         res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed)
         q.low, q.high = res.low, res.high
+        q.samples = res.samples if res.n_undefined == 0 else None
         return q
 
 
@@ -407,11 +410,16 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
     """Rank clusters of entries under one criterion (1 = best), as WMT's metrics tasks rank metrics.
 
     Entries are sorted best first; an entry starts a new cluster when the paired
-    bootstrap test (Koehn 2004; :func:`combo.meta.significance.paired_bootstrap_test`,
-    the same resampled units for both) finds the current cluster's best entry
-    significantly better at level ``alpha``. Needs every entry to share its
-    resampled units (the same segments, pairs or systems); otherwise no clusters,
-    and the reason is returned.
+    bootstrap test (Koehn 2004; the same resampled units for both, p-value by
+    the shift method as :func:`combo.meta.significance.paired_bootstrap_test`)
+    finds the current cluster's best entry significantly better at level
+    ``alpha``. When every entry carries the samples of its interval
+    (:meth:`MetaEvaluator.with_interval` with one seed draws the same resamples
+    for entries with the same units), the test reuses them: resample ``b`` of
+    both entries is the same draw of units, so their difference is the paired
+    difference. Otherwise each test draws its own resamples. Needs every entry
+    to share its resampled units (the same segments, pairs or systems);
+    otherwise no clusters, and the reason is returned.
     """
     from .meta.significance import paired_bootstrap_test
 
@@ -440,12 +448,21 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
         units = qualities[k].units
         return np.stack(units[:2]) if n_own == 2 else units[0]
 
+    reuse = all(qualities[k].samples is not None and len(qualities[k].samples) == len(qualities[usable[0]].samples)
+                for k in usable)
+
+    def p_value(a, b):
+        if reuse:
+            delta = sign * (qualities[a].value - qualities[b].value)
+            diffs = sign * (qualities[a].samples - qualities[b].samples)
+            return (np.count_nonzero(diffs - delta >= delta) + 1) / (len(diffs) + 1)
+        return paired_bootstrap_test(stat, own(a), own(b), *shared, n_resamples=n_resamples, seed=seed).p_value
+
     order = sorted(usable, key=lambda k: -sign * qualities[k].value)
     rank, head = 1, order[0]
     clusters[head] = rank
     for k in order[1:]:
-        test = paired_bootstrap_test(stat, own(head), own(k), *shared, n_resamples=n_resamples, seed=seed)
-        if test.p_value < alpha:
+        if p_value(head, k) < alpha:
             rank += 1
             head = k
         clusters[k] = rank
