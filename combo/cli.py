@@ -224,6 +224,8 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     from .scoring import score_testbed, score_with_references
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
+    if needs_refs == "auto":  # combo report: KING and ORANGE when every segment has enough references
+        needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
     explicit = bool(metrics)
     specs = _metric_list(metrics) if explicit else list(SEARCH_METRICS)
     specs, missing = _available(specs)
@@ -298,11 +300,15 @@ def search_options(func):
 @click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
               default="greedy", show_default=True)
 @click.option("--beam-width", type=int, default=5, show_default=True)
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the HTML report (see combo report) of this run here.")
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width):
+           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width,
+           report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
+    _check_report_possible(report_path)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
                                       max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen")
@@ -328,7 +334,9 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          f"{'kept' if step.get('kept') else 'dropped'}  [{', '.join(step['set'])}]")
         lines += [f"note: {n}" for n in notes]
         text = "\n".join(lines) + "\n"
+    page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
     write_output(text, out)
+    _write_report(page, report_path)
 
 
 @main.command()
@@ -339,11 +347,15 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
               help="Comma-separated combinations of all the metrics to evaluate too: ulc, mean-rank, queen.")
 @click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the HTML report (see combo report) of this run here.")
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples):
+             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples,
+             report_path):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
-    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator
+    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
+    _check_report_possible(report_path)
     crits = [c.strip() for c in criteria.split(",") if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
     for c in crits:
@@ -358,22 +370,8 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                                       max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties)
-    rows = []
-    entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
-    entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
-    for name, subset, scheme in entries:
-        row = {"metric": name}
-        for c in crits:
-            if c in LIKENESS and scheme not in (None, "queen"):
-                row[c] = None
-                continue
-            sch = "queen" if c in LIKENESS else (scheme or "ulc")
-            q = ev.quality(subset, c, sch)
-            if n_resamples:
-                q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
-            row[c] = {"value": q.value, "low": q.low, "high": q.high, "n": q.n, "note": q.note, "text": str(q),
-                      "resampled": q.unit if n_resamples else None}
-        rows.append(row)
+    names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
+    rows = evaluation_rows(names, qualities)
     if fmt == "json":
         doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
                "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures)),
@@ -392,7 +390,104 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                      f"seed {seed}" if n_resamples else f"# {tb.name}")
         lines += [f"note: {n}" for n in notes]
         text = "\n".join(lines) + "\n"
+    page = _report_page(ev, metrics, table, notes, seed, schemes=schemes, n_resamples=n_resamples,
+                        evaluation=(names, qualities)) if report_path else None
     write_output(text, out)
+    _write_report(page, report_path)
+
+
+# -- the HTML report: combo report, and --report FILE on evaluate and search ------------------------------------
+
+def _check_report_possible(report_path: Optional[str]) -> None:
+    """Fail before any scoring when the report cannot be drawn (matplotlib missing)."""
+    if report_path is not None:
+        from .report.plots import require_matplotlib
+
+        require_matplotlib()
+
+
+def _report_page(ev, metrics, table, notes, seed, **inputs) -> str:
+    from .report import ReportInputs, build_report, tuned_weights
+
+    tuned = tuned_weights(_metric_list(metrics), table.metrics) if metrics else {}
+    program = Path(sys.argv[0]).name if sys.argv else ""
+    command = "combo " + " ".join(sys.argv[1:]) if program in ("combo", "cli.py", "__main__.py") else ""
+    return build_report(ev, ReportInputs(seed=seed, notes=notes, tuned=tuned, command=command, **inputs))
+
+
+def _write_report(page: Optional[str], report_path: Optional[str]) -> None:
+    if page is not None:
+        write_text_atomic(page, report_path)
+        click.echo(f"report written to {report_path} ({len(page.encode('utf-8')) / 1e6:.2f} MB)", err=True)
+
+
+def _mutt_accuracy(specs: Sequence[str]):
+    """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs``, or ``(None, why)`` without MUTT."""
+    try:
+        from .meta import mutt  # noqa: F401
+    except ImportError:
+        return None, "MUTT is unavailable here: this version of combo has no combo.meta.mutt."
+    # combo.meta.mutt.run_unit_tests(trials, metrics) needs MUTT's trials (combo.io.read_mutt): not read here yet
+    raise OptionError("--mutt: combo report does not read MUTT's trials yet; run combo mutt for the table")
+
+
+@main.command()
+@testbed_options
+@click.option("--metrics", "-m", multiple=True, help="Metrics (default: the lexical set of combo search).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
+@click.option("--criteria", default=None,
+              help="Comma-separated criteria (default: every one the test bed supports).")
+@click.option("--combine", "combos", default="ulc", show_default=True,
+              help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
+@click.option("--search", "search_criterion", default=None,
+              type=click.Choice(["king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq"]),
+              help="Also search the optimal metric set under this criterion and show its trace.")
+@click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
+              default="greedy", show_default=True, help="Search strategy (with --search).")
+@click.option("--mutt", is_flag=True, help="Also run the MUTT unit tests and show their accuracy heatmap.")
+@click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
+              help="Bootstrap resamples for the 95% intervals and the significance clusters.")
+@click.option("--worst", type=int, default=5, show_default=True, help="Worst-scored segments shown per metric.")
+@click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]), default="distinct",
+              show_default=True, help="QUEEN's reference-triple convention.")
+@click.option("--min-refs", type=int, default=None, help="Skip (and count) segments with fewer references.")
+@click.option("--max-refs", type=int, default=None, help="Cap references per segment with a seeded sample.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one).")
+@click.option("--jobs", "-j", type=int, default=1, show_default=True)
+@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
+@click.option("--quiet", "-q", is_flag=True)
+def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, search_criterion, strategy, mutt,
+           n_resamples, worst, triples, min_refs, max_refs, seed, aspect, jobs, cache, quiet):
+    """Write one self-contained HTML report: meta-evaluation, intervals, correlations, plots, worst segments."""
+    from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, search_metric_sets
+
+    _check_report_possible(out)
+    crits = None if criteria is None else [c.strip() for c in criteria.split(",") if c.strip()]
+    schemes = [c.strip() for c in combos.split(",") if c.strip()]
+    for c in crits or []:
+        if c not in CRITERIA:
+            raise OptionError(f"unknown criterion {c!r}; choose from {', '.join(CRITERIA)}")
+    for c in schemes:
+        if c not in SCHEMES:
+            raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    asked = (crits or []) + ([search_criterion] if search_criterion else [])
+    likeness = next((c for c in asked if c in LIKENESS), None)
+    search_scheme = DEFAULT_SCHEME.get(search_criterion, "ulc")
+    needs_refs = True if likeness or "queen" in schemes else "auto" if crits is None else False
+    checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count _prepare checks
+    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, checked, triples,
+                                      min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples)
+    result = search_metric_sets(ev, search_criterion, search_scheme, strategy) if search_criterion else None
+    accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt).")
+    if mutt:
+        accuracy, mutt_note = _mutt_accuracy(table.metrics)
+        if accuracy is None:
+            click.echo(f"combo: {mutt_note}", err=True)
+    page = _report_page(ev, metrics, table, notes, seed, criteria=crits, schemes=schemes, n_resamples=n_resamples,
+                        search=result, mutt=accuracy, mutt_note=mutt_note or "", worst=worst)
+    _write_report(page, out)
 
 
 def _fmt(value) -> str:

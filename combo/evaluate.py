@@ -35,6 +35,20 @@ CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq
 WMT23_CRITERIA = ("seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
 SCHEMES = ("queen", "ulc", "mean-rank")
 LIKENESS = ("king", "orange")
+#: A short title of each criterion, for tables and figures.
+CRITERION_TITLES = {
+    "king": "KING (human likeness, QUEEN)", "orange": "ORANGE (lower is better)",
+    "r_snt": "segment Pearson (R_snt)", "kendall": "WMT Kendall tau", "pearson": "system Pearson",
+    "spearman": "system Spearman", "acc_eq": "pairwise accuracy with ties (acc_eq)",
+    "seg_kendall": "segment Kendall tau-b (no grouping)", "seg_pearson_item": "segment Pearson, grouped by item",
+    "seg_kendall_item": "segment Kendall tau-b, grouped by item", "acc_eq_item": "acc_eq grouped by item (WMT23)",
+    "sys_accuracy": "system pairwise accuracy", "wmt23": "WMT23 average over tasks",
+}
+#: The level each criterion measures at ("both": the WMT23 average of segment and system tasks).
+CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "kendall": "segment",
+                   "acc_eq": "segment", "pearson": "system", "spearman": "system", "seg_kendall": "segment",
+                   "seg_pearson_item": "segment", "seg_kendall_item": "segment", "acc_eq_item": "segment",
+                   "sys_accuracy": "system", "wmt23": "both"}
 DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
 
 
@@ -53,6 +67,8 @@ class Quality(ValueResult):
     units: Optional[Tuple[np.ndarray, ...]] = field(default=None, repr=False)  # the items the statistic reads
     groups: Optional[np.ndarray] = field(default=None, repr=False)  # the segment of each item: resampled whole
     unit: str = "segments"  # what the bootstrap resamples: "segments" or "systems"
+    # the bootstrap's resampled values, one per resample in order (kept only when none was undefined)
+    samples: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __str__(self) -> str:
         if not self.defined:
@@ -326,6 +342,7 @@ class MetaEvaluator:
         stat = _BOOTSTRAP_STATISTICS[q.criterion](self)
         res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed, groups=q.groups)
         q.low, q.high = res.low, res.high
+        q.samples = res.samples if res.n_undefined == 0 else None
         return q
 
 
@@ -406,3 +423,140 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     return SetSearch([names[m] for m in res.selected], sign * res.quality,
                      (names[res.best_single[0]], sign * res.best_single[1]), trace, criterion, scheme, strategy,
                      res.evaluations)
+
+
+# -- every metric and combination under several criteria (combo evaluate, combo report) ----------------------
+
+def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, str]]:
+    """The criteria this test bed's judgments, systems and references support, and why each other one is not.
+
+    r_snt needs absolute segment scores (or rankings, read as shares of wins);
+    kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman
+    any human judgment (system scores suffice) and at least 3 systems; king and
+    orange no judgments, but single-reference scores and enough references.
+    """
+    ok, why = [], {}
+    judged = bool(np.isfinite(evaluator.human).any() or evaluator.testbed.preferences)
+    for c in CRITERIA:
+        if c in LIKENESS:
+            if evaluator.refs is None:
+                need = min_references(evaluator.triples) + 1
+                why[c] = f"needs at least {need} references per segment and single-reference scores"
+            else:
+                ok.append(c)
+        elif not (judged or (c in ("pearson", "spearman") and evaluator.testbed.system_scores)):
+            why[c] = ("needs human judgments; the test bed has none" if not evaluator.testbed.system_scores
+                      else "needs segment-level human judgments; the test bed has system scores only")
+        elif c in WMT23_CRITERIA and not np.isfinite(evaluator.human).any():
+            why[c] = "a WMT23 statistic needs absolute segment scores (e.g. MQM); the test bed has rankings only"
+        elif c in ("kendall", "acc_eq") + WMT23_CRITERIA and evaluator.n_sys < 2:
+            why[c] = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
+        elif c in ("pearson", "spearman") and evaluator.n_sys < 3:
+            why[c] = f"a system-level correlation needs at least 3 systems; the test bed has {evaluator.n_sys}"
+        else:
+            ok.append(c)
+    return ok, why
+
+
+def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes: Sequence[str] = ("ulc",),
+                     n_resamples: int = 1000, seed: int = 0
+                     ) -> Tuple[List[str], Dict[str, List[Optional[Quality]]]]:
+    """Each metric alone and each scheme's combination of all of them under each criterion, with intervals.
+
+    Returns the entry names (metrics, then ``ULC(all)`` ...) and, per criterion,
+    one :class:`Quality` per entry (None where the criterion does not apply:
+    KING and ORANGE measure QUEEN combinations only).
+    """
+    table = evaluator.table
+    entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
+    entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
+    out: Dict[str, List[Optional[Quality]]] = {c: [] for c in criteria}
+    for name, subset, scheme in entries:
+        for c in criteria:
+            if c in LIKENESS and scheme not in (None, "queen"):
+                out[c].append(None)
+                continue
+            q = evaluator.quality(subset, c, "queen" if c in LIKENESS else (scheme or "ulc"))
+            if n_resamples:
+                q = evaluator.with_interval(q, n_resamples=n_resamples, seed=seed)
+            out[c].append(q)
+    return [name for name, _, _ in entries], out
+
+
+def evaluation_rows(names: Sequence[str], qualities: Dict[str, List[Optional[Quality]]]) -> List[Dict[str, object]]:
+    """The rows of ``combo evaluate --format json``: per entry, per criterion value, interval, n, note, text."""
+    rows = []
+    for k, name in enumerate(names):
+        row: Dict[str, object] = {"metric": name}
+        for c, qs in qualities.items():
+            q = qs[k]
+            row[c] = None if q is None else {"value": q.value, "low": q.low, "high": q.high, "n": q.n,
+                                             "note": q.note, "text": str(q),
+                                             "resampled": q.unit if np.isfinite(q.low) else None}
+        rows.append(row)
+    return rows
+
+
+def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional[Quality]], n_resamples: int = 1000,
+                          alpha: float = 0.05, seed: int = 0) -> Tuple[List[Optional[int]], str]:
+    """Rank clusters of entries under one criterion (1 = best), as WMT's metrics tasks rank metrics.
+
+    Entries are sorted best first; an entry starts a new cluster when the paired
+    bootstrap test (Koehn 2004; the same resampled units for both, p-value by
+    the shift method as :func:`combo.meta.significance.paired_bootstrap_test`)
+    finds the current cluster's best entry significantly better at level
+    ``alpha``. When every entry carries the samples of its interval
+    (:meth:`MetaEvaluator.with_interval` with one seed draws the same resamples
+    for entries with the same units), the test reuses them: resample ``b`` of
+    both entries is the same draw of units, so their difference is the paired
+    difference. Otherwise each test draws its own resamples. Needs every entry
+    to share its resampled units (the same segments, pairs or systems);
+    otherwise no clusters, and the reason is returned.
+    """
+    from .meta.significance import paired_bootstrap_test
+
+    usable = [k for k, q in enumerate(qualities) if q is not None and q.defined and q.units is not None]
+    clusters: List[Optional[int]] = [None] * len(qualities)
+    if len(usable) < 2:
+        return clusters, "fewer than 2 defined entries"
+    first = qualities[usable[0]]
+    criterion = first.criterion
+    n_own = 2 if criterion in ("kendall", "acc_eq") else 1  # the entry's own arrays among its units
+    shared = first.units[n_own:]
+    for k in usable:
+        units = qualities[k].units
+        if len(units[0]) != len(first.units[0]) or any(not np.array_equal(a, b) for a, b in zip(units[n_own:], shared)):
+            return clusters, "the entries were measured on different units (segments, pairs or systems)"
+    sign = -1.0 if criterion == "orange" else 1.0
+    base = _BOOTSTRAP_STATISTICS[criterion](evaluator)
+    if n_own == 2:
+        def stat(own, *rest):
+            return sign * base(own[..., 0, :], own[..., 1, :], *rest)
+    else:
+        def stat(own, *rest):
+            return sign * base(own, *rest)
+
+    def own(k):
+        units = qualities[k].units
+        return np.stack(units[:2]) if n_own == 2 else units[0]
+
+    reuse = all(qualities[k].samples is not None and len(qualities[k].samples) == len(qualities[usable[0]].samples)
+                for k in usable)
+
+    def p_value(a, b):
+        if reuse:
+            delta = sign * (qualities[a].value - qualities[b].value)
+            diffs = sign * (qualities[a].samples - qualities[b].samples)
+            return (np.count_nonzero(diffs - delta >= delta) + 1) / (len(diffs) + 1)
+        return paired_bootstrap_test(stat, own(a), own(b), *shared, n_resamples=n_resamples, seed=seed,
+                                     groups=first.groups).p_value
+
+    order = sorted(usable, key=lambda k: -sign * qualities[k].value)
+    rank, head = 1, order[0]
+    clusters[head] = rank
+    for k in order[1:]:
+        if p_value(head, k) < alpha:
+            rank += 1
+            head = k
+        clusters[k] = rank
+    return clusters, ""
