@@ -39,6 +39,7 @@ FIGURE = ROOT / "docs" / "results" / "wmt23-en-de.png"
 NEURAL = ["COMET", "BLEURT-20", "CometKiwi", "MetricX-23", "MetricX-23-QE", "XCOMET-XL", "XCOMET-XXL",
           "XCOMET-Ensemble", "XCOMET-QE-Ensemble", "GEMBA-MQM"]
 CRITERIA = ("kendall", "acc_eq")
+TITLES = {"kendall": "grouped Kendall tau-b (item)", "acc_eq": "acc_eq (item, tie-calibrated)"}
 FOLDS = 5
 RESAMPLES = 1000
 SEED = 0
@@ -148,7 +149,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "wmt23")
     ap.add_argument("--out", type=Path, default=None, help="JSON with every figure")
+    ap.add_argument("--render", type=Path, default=None, metavar="JSON",
+                    help="only draw the figures and rewrite the page from a JSON written by --out")
     args = ap.parse_args()
+    if args.render:
+        doc = json.loads(args.render.read_text(encoding="utf-8"))
+        combos = [n for n, r in doc["results"].items() if "delta" in r["kendall"]]
+        figure(doc["results"], combos, doc["best_single"])
+        write_page(doc, combos)
+        return
     start = time.time()
     tb = combo.load_testbed(args.data)
     systems = wmt23_systems(tb.systems, "en-de", tb.metadata["human_systems"] + tb.metadata["references"])
@@ -227,31 +236,16 @@ def main() -> None:
 
 
 def figure(results, combos, best) -> None:
-    import matplotlib
+    """One bar chart per criterion with its interval, drawn by the report's plotting module."""
+    from combo.report import plots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(13, 11), sharey=True)
-    names = sorted(results, key=lambda n: results[n]["kendall"]["value"])
-    y = np.arange(len(names))
-    for ax, c in zip(axes, CRITERIA):
-        v = np.array([results[n][c]["value"] for n in names])
-        lo = np.array([results[n][c]["low"] for n in names])
-        hi = np.array([results[n][c]["high"] for n in names])
-        colors = ["tab:red" if n in combos else ("tab:blue" if n.startswith("mtme:") else "tab:green")
-                  for n in names]
-        ax.errorbar(v, y, xerr=[v - lo, hi - v], fmt="none", ecolor="grey", lw=1)
-        ax.scatter(v, y, c=colors, s=14, zorder=3)
-        ax.axvline(results[best[c]][c]["value"], color="tab:blue", lw=0.8, ls="--")
-        ax.set_title({"kendall": "grouped Kendall tau-b (item)", "acc_eq": "acc_eq (item, tie-calibrated)"}[c])
-        ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(y)
-    axes[0].set_yticklabels(names, fontsize=7)
-    fig.suptitle("WMT23 en-de MQM, segment level; 95% intervals over resampled segments\n"
-                 "blue: shipped metrics, green: combo lexical, red: combinations; dashed: best shipped metric")
-    fig.tight_layout()
-    fig.savefig(FIGURE, dpi=90)
+    names = list(results)
+    for c in CRITERIA:
+        png = plots.bar_intervals(
+            names, [results[n][c]["value"] for n in names], [results[n][c]["low"] for n in names],
+            [results[n][c]["high"] for n in names], highlight=[n in combos for n in names],
+            title=f"WMT23 en-de MQM: {TITLES[c]}", xlabel=f"{c}; 95% interval over resampled segments")
+        (FIGURE.parent / FIGURE.name.replace(".png", f"-{c}.png")).write_bytes(png)
 
 
 def write_page(doc, combos) -> None:
@@ -288,7 +282,9 @@ def write_page(doc, combos) -> None:
                   f"{c}: " + " | ".join(", ".join(s) for s in sets) for c, sets in doc["held_out_sets"].items()) + ".",
               "", f"Model trained on all of en-de: `{doc['model']['file']}`; weights: " +
               ", ".join(f"{k} {v:+.3f}" for k, v in doc["model"]["weights"].items()) + ".", "",
-              "### Every metric alone", "", f"![every metric with its interval]({FIGURE.name})", "",
+              "### Every metric alone", "",
+              *(f"![{TITLES[c]} of every metric and combination]({FIGURE.name.replace('.png', f'-{c}.png')})"
+                for c in CRITERIA), "",
               "| metric | grouped Kendall | acc_eq | seg Pearson | sys accuracy | sys Pearson |", "|---|---|---|---|---|---|"]
     for name in sorted((n for n in res if n not in combos), key=lambda n: -res[n]["kendall"]["value"]):
         r = res[name]
