@@ -6,7 +6,8 @@ judgments, a :class:`~combo.scoring.ScoreTable` (and, for QUEEN/KING, a
 combines them and :mod:`combo.meta` measures them. Criteria (Giménez & Màrquez
 2008, §4): human likeness (``king``, ``orange``, with QUEEN) and human
 acceptability (``r_snt`` segment Pearson, WMT ``kendall``, system-level
-``pearson``/``spearman``, ``acc_eq``).
+``pearson``/``spearman``, ``acc_eq``); and on a MUTT test bed, ``mutt``: the
+mean unit-test accuracy over corruption types (Boag et al. 2016).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from .meta.significance import bootstrap
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
-CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq")
+CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq", "mutt")
 SCHEMES = ("queen", "ulc", "mean-rank")
 LIKENESS = ("king", "orange")
 DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
@@ -238,7 +239,12 @@ class MetaEvaluator:
             ok = np.isfinite(combined) & np.isfinite(human)
             return Quality(res.value, criterion, scheme, self.n_sys, 0, res.reason or "",
                            units=(combined[ok], human[ok]))
+        if criterion == "mutt" and scheme == "queen":
+            raise OptionError("--criterion mutt compares the combined scores of a sentence and its corruption: "
+                              "use --scheme ulc or mean-rank")
         rows, skipped = self.combined_rows(subset, scheme)
+        if criterion == "mutt":
+            return self._unit_tests(rows, scheme)
         metric = self._matrix(rows)
         if criterion == "r_snt":
             if not np.isfinite(self.human).any():
@@ -259,6 +265,19 @@ class MetaEvaluator:
         res = pairwise_accuracy_with_ties(better, worse, pairs.tie)
         return Quality(res.value, criterion, scheme, len(pairs), skipped, f"epsilon {res.epsilon:.4g}",
                        units=(better, worse, pairs.tie))
+
+    def _unit_tests(self, rows: np.ndarray, scheme: str) -> Quality:
+        """Mean MUTT accuracy over corruption types of combined scores (higher is better after combining)."""
+        from .meta.mutt import mean_unit_test_accuracy, segment_pairs, unit_test_accuracy
+
+        kinds = self.testbed.metadata.get("kinds")
+        if self.testbed.metadata.get("format") != "mutt" or not kinds:
+            raise InputError(f"test bed {self.testbed.name!r} is not a MUTT test bed: --criterion mutt needs "
+                             "original/corrupted pairs", fix="give a folder of MUTT corruption files")
+        original, corrupted, groups = segment_pairs(self.table, rows, [s.group for s in self.testbed.segments])
+        counts = unit_test_accuracy(original, corrupted, groups, kinds, higher_is_better=True)
+        note = ", ".join(f"{c} {p}/{n}" for c, (n, p) in counts.items())
+        return Quality(mean_unit_test_accuracy(counts), "mutt", scheme, len(groups), 0, note)
 
     def with_interval(self, q: Quality, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
                       ) -> Quality:

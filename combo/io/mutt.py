@@ -228,8 +228,8 @@ def select_trials(trials: Sequence[MuttTrial], which: str = "flickr") -> Tuple[L
     for t in trials:
         if not t.references:
             raise InputError(f"{t.corruption} trial from {t.dataset} has no references", t.path or None, t.line,
-                             fix="give the Flickr8k folder (flickr8k=...) and test only the trials it covers "
-                                 "(trials=flickr)")
+                             fix="give the Flickr8k folder and test only the trials it covers "
+                                 "(combo mutt --flickr8k DIR --trials flickr)")
     return list(trials), 0
 
 
