@@ -3,16 +3,20 @@
 MUTT's SICK+ set adds three fluency-disrupting corruptions to the SICK pairs,
 each made from a sentence's chunks and prepositional noun phrases (PNPs):
 
-- ``dup_pp``: a prepositional phrase is duplicated, the copy right after it
-  ("a girl is riding in a toy car" -> "... in a toy car in a toy car");
-- ``rm_pp_head``: the head noun of a prepositional phrase (its last noun) is
-  removed ("... riding in a toy car" -> "... riding in a toy");
+- ``dup_pp``: every prepositional phrase is duplicated, the copy right after
+  it ("a girl is riding in a toy car" -> "... in a toy car in a toy car"), as
+  the authors' released generator (``double_PP``) does;
+- ``rm_pp_head``: the head noun (last noun) of one prepositional phrase is
+  removed ("... riding in a toy car" -> "... riding in a toy"), the paper's
+  description; the authors' released generator (``remove_prep``) drops the
+  preposition of every PNP instead;
 - ``reorder_chunks``: the chunks (and the words outside any chunk) are put in
-  another order ("a girl | is riding | in | a toy car" -> "in | a toy car | a girl | is riding").
+  another order, sentence-final punctuation staying last ("a girl | is riding |
+  in | a toy car" -> "in | a toy car | a girl | is riding"), as ``swap_chunks``.
 
 The parse is Pattern's tagger and chunker as TextBlob ships it (the
 ``shallow`` analysis layer, cached like every layer); the choice of phrase and
-of order is drawn from a seeded generator per sentence, so a run is repeatable.
+of order is drawn from a generator seeded per sentence, so a run is repeatable.
 A sentence without a PNP gives no ``dup_pp``/``rm_pp_head`` corruption, and
 one with fewer than two chunks no ``reorder_chunks``; these are counted.
 """
@@ -48,13 +52,15 @@ def pnp_spans(parse: ShallowParse) -> List[Tuple[int, int]]:
 
 
 def duplicate_pp(parse: ShallowParse, rng: np.random.Generator) -> Optional[str]:
-    """The sentence with one of its PNPs repeated right after itself; None without a PNP."""
+    """The sentence with each of its PNPs repeated right after itself; None without a PNP."""
     spans = pnp_spans(parse)
     if not spans:
         return None
-    a, b = spans[int(rng.integers(len(spans)))]
-    words = list(parse.words)
-    return " ".join(words[:b] + words[a:b] + words[b:])
+    words, out, at = list(parse.words), [], 0
+    for a, b in spans:
+        out += words[at:b] + words[a:b]
+        at = b
+    return " ".join(out + words[at:])
 
 
 def remove_pp_head(parse: ShallowParse, rng: np.random.Generator) -> Optional[str]:
@@ -72,7 +78,11 @@ def remove_pp_head(parse: ShallowParse, rng: np.random.Generator) -> Optional[st
 
 def reorder_chunks(parse: ShallowParse, rng: np.random.Generator) -> Optional[str]:
     """The sentence with its chunks in a random order other than the original; None with < 2 distinct chunks."""
-    chunks = [" ".join(parse.words[a:b]) for a, b in _spans(parse.chunks)]
+    words, tags = list(parse.words), list(parse.chunks)
+    final = ""
+    if words and words[-1] in (".", "?", "!"):
+        final, words, tags = " " + words[-1], words[:-1], tags[:-1]
+    chunks = [" ".join(words[a:b]) for a, b in _spans(tags)]
     if len(set(chunks)) < 2:
         return None
     original = " ".join(chunks)
@@ -80,7 +90,7 @@ def reorder_chunks(parse: ShallowParse, rng: np.random.Generator) -> Optional[st
         order = rng.permutation(len(chunks))
         text = " ".join(chunks[k] for k in order)
         if text != original:
-            return text
+            return text + final
 
 
 _MAKERS = {"dup_pp": duplicate_pp, "rm_pp_head": remove_pp_head, "reorder_chunks": reorder_chunks}

@@ -108,7 +108,8 @@ class UnitTestResult:
         width = max([len(m) for m in self.metrics] + [6])
         cols = [c for c in self.corruptions]
         head = f"{'metric':<{width}}  " + "  ".join(f"{c:>14}" for c in cols) + f"  {'mean':>6}"
-        kinds = f"{'':<{width}}  " + "  ".join(f"{self.kinds[c].split('-')[-1]:>14}" for c in cols)
+        label = {"meaning-altering": "altering", "meaning-preserving": "preserving", "fluency-disrupting": "fluency"}
+        kinds = f"{'':<{width}}  " + "  ".join(f"{label[self.kinds[c]]:>14}" for c in cols)
         tests = f"{'tests':<{width}}  " + "  ".join(f"{self.counts[self.metrics[0]][c][0]:>14}" for c in cols)
         lines = [head, kinds, tests]
         acc = self.accuracy
