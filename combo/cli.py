@@ -701,7 +701,6 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     write_output(text, out)
 
 
-
 @main.command(name="mutt")
 @click.argument("corruptions", type=click.Path())
 @click.option("--flickr8k", type=click.Path(file_okay=False), default=None,
@@ -741,6 +740,7 @@ def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency
     else:
         text = result.to_table()
     write_output(text, out)
+
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -44,8 +44,8 @@ from .wmt import WMT12_INTO_ENGLISH, WMT12_NON_TIE_PAIRS, read_wmt12, read_wmt12
 __all__ = [
     "CORRUPTION_KINDS", "MuttTrial", "PLAIN_LAYOUT", "WMT12_INTO_ENGLISH", "WMT12_NON_TIE_PAIRS",
     "load_testbed", "mutt_testbed", "names_from_paths", "read_dstc7", "read_flickr8k", "read_jsonl",
-    "read_lines", "read_mtme", "read_mutt", "read_mutt_testbed", "read_plain", "read_plain_dir", "read_sick", "read_wmt12",
-    "read_wmt12_into_english", "write_jsonl",
+    "read_lines", "read_mtme", "read_mutt", "read_mutt_testbed", "read_plain", "read_plain_dir", "read_sick",
+    "read_wmt12", "read_wmt12_into_english", "write_jsonl",
 ]
 
 KNOWN_FORMATS = """\

@@ -116,7 +116,8 @@ class UnitTestResult:
         for m in self.metrics:
             lines.append(f"{m:<{width}}  " + "  ".join(f"{100 * acc[m][c]:>14.1f}" for c in cols)
                          + f"  {100 * self.mean_accuracy(m):>6.1f}")
-        refs = "all references" if self.references is None else f"at most {self.references} references (seed {self.seed})"
+        refs = ("all references" if self.references is None
+                else f"at most {self.references} references (seed {self.seed})")
         lines.append(f"accuracy in %, {refs}")
         lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
