@@ -162,3 +162,13 @@ def test_cli_mutt_trial_without_references_is_an_error(tmp_path):
     assert res.exit_code == 2 and "neg_subj.txt:4: neg_subj trial from SEMEVAL has no references" in res.output
     res = _run("mutt", str(folder), "--no-fluency")
     assert res.exit_code == 2 and "no trial has references" in res.output
+
+
+def test_cli_search_criterion_mutt(data):
+    res = _run("search", "--testbed", str(data / "mutt" / "corruptions"), "--testbed-option",
+               f"flickr8k={data / 'flickr8k'}", "--testbed-option", "references=2", "--criterion", "mutt",
+               "-m", "bleu", "-m", "ter", "--format", "json", "-q")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["criterion"] == "mutt" and doc["scheme"] == "ulc" and doc["segments"] == 1127
+    assert 0 < doc["quality"] <= 1 and "1362 trials left out: no references" in doc["notes"]

@@ -4,6 +4,8 @@
 - :mod:`.pairwise`: WMT Kendall-like tau (WMT12/13/14, daRR), acc_eq with tie calibration, pair builders.
 - :mod:`.likeness`: KING and ORANGE (human likeness of QUEEN combinations and single metrics).
 - :mod:`.significance`: bootstrap intervals, paired bootstrap and permutation tests, Williams test.
+- :mod:`.mutt`: MUTT unit-test pass rules and accuracies (Boag et al. 2016); its ``run_unit_tests``
+  is the one entry point here that scores text (through :mod:`combo.scoring`), so it is not imported here.
 """
 
 from .correlation import CorrelationResult, correlate, correlation_values, kendall, pearson, spearman
