@@ -117,7 +117,7 @@ class FluencyCorruptions:
 
 def fluency_corruptions(sentences: Sequence[str], corruptions: Sequence[str] = FLUENCY_CORRUPTIONS,
                         seed: int = 0) -> FluencyCorruptions:
-    """SICK+ fluency corruptions (Boag et al. 2016, §3) of each sentence, seeded.
+    """SICK+ fluency corruptions (Boag et al. 2016) of each sentence, seeded.
 
     Needs the ``shallow`` layer (TextBlob); raises ResourceMissing without it.
     """

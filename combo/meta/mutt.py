@@ -1,7 +1,7 @@
 """Metric unit tests (MUTT; Boag, Campos, Saenko & Rumshisky 2016).
 
 A unit test is a sentence and a corruption of it, both scored against the same
-references. A metric passes (Boag et al. 2016, §4):
+references. A metric passes (Boag et al. 2016):
 
 - a *meaning-altering* or *fluency-disrupting* test when it scores the
   original above the corruption (below, for an error rate such as TER);
@@ -36,7 +36,7 @@ KINDS = ("meaning-altering", "meaning-preserving", "fluency-disrupting")
 
 def unit_test_passes(original: np.ndarray, corrupted: np.ndarray, kind: str, higher_is_better: bool = True,
                      tolerance: float = DIFFERENCE_TOLERANCE) -> np.ndarray:
-    """Whether each test passes (Boag et al. 2016, §4); NaN scores fail."""
+    """Whether each test passes (Boag et al. 2016); NaN scores fail."""
     original = np.asarray(original, dtype=np.float64)
     corrupted = np.asarray(corrupted, dtype=np.float64)
     if kind == "meaning-preserving":
@@ -124,7 +124,7 @@ class UnitTestResult:
 
 
 def fluency_trials(trials: Sequence, seed: int = 0, corruptions: Optional[Sequence[str]] = None):
-    """SICK+ fluency trials (Boag et al. 2016, §3) from the distinct original sentences of ``trials``.
+    """SICK+ fluency trials (Boag et al. 2016) from the distinct original sentences of ``trials``.
 
     Each distinct ``sentence`` (with the references of its first trial) gives
     one trial per applicable corruption of :mod:`combo.features.corruptions`;
