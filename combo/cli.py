@@ -19,6 +19,7 @@ import click
 from . import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
+from .evaluate import CRITERIA
 from .metrics.registry import is_model_file
 
 EXAMPLE = "example"
@@ -293,8 +294,8 @@ def search_options(func):
 
 @main.command()
 @search_options
-@click.option("--criterion", type=click.Choice(["king", "orange", "r_snt", "kendall", "pearson", "spearman",
-                                                "acc_eq"]), default="king", show_default=True)
+@click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
+              help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
 @click.option("--scheme", type=click.Choice(["queen", "ulc", "mean-rank"]), default=None,
               help="Combination (default: queen for king/orange, ulc otherwise).")
 @click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
@@ -316,6 +317,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                        kendall_ties=kendall_ties, king_ties=king_ties)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
+    if tb.metadata.get("skipped"):
+        notes.append(f"{tb.metadata['skipped']} trials left out: no references")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
                            "triples": triples, "king_ties": king_ties, "notes": notes,
                            "signatures": dict(zip(table.metrics, table.signatures))})
@@ -795,6 +798,47 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False) + "\n"
     else:
         text = _table(records, "tsv")
+    write_output(text, out)
+
+
+@main.command(name="mutt")
+@click.argument("corruptions", type=click.Path())
+@click.option("--flickr8k", type=click.Path(file_okay=False), default=None,
+              help="Flickr8k folder: the FLICKR trials get their image's five captions as references.")
+@click.option("--metrics", "-m", multiple=True, default=("bleu", "meteor", "cider", "ter"), show_default=True,
+              help="Metric specs or model files (repeat, or comma-separate).")
+@click.option("--scheme", type=click.Choice(["ulc"]), default=None, help="Also test the ULC of the metrics.")
+@click.option("--references", type=int, default=None, help="At most this many references per trial (seeded sample).")
+@click.option("--trials", type=click.Choice(["flickr", "all"]), default="flickr", show_default=True,
+              help="flickr: the trials with references (others counted); all: every trial must have references.")
+@click.option("--fluency/--no-fluency", default=True, show_default=True,
+              help="Add the SICK+ fluency corruptions generated from the trials' sentences (shallow parser).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--jobs", "-j", type=int, default=1, show_default=True)
+@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default=None)
+@click.option("--quiet", "-q", is_flag=True)
+def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency, seed, jobs, cache, fmt, out, quiet):
+    """Metric unit tests (Boag et al. 2016): accuracy of each metric on each corruption type."""
+    from .io.mutt import read_mutt, select_trials
+    from .meta.mutt import run_unit_tests
+
+    sets = read_mutt(corruptions, flickr8k=flickr8k)
+    chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)
+    if not chosen:
+        raise InputError("no trial has references", corruptions,
+                         fix="give --flickr8k so the FLICKR trials get their image's captions")
+    result = run_unit_tests(chosen, _metric_list(metrics), references=references, seed=seed, scheme=scheme,
+                            fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet and sys.stderr.isatty())
+    if skipped:
+        result.notes.insert(0, f"{skipped} trials left out: no references (SEMEVAL, or caption not in Flickr8k)")
+    if fmt == "json":
+        text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False) + "\n"
+    elif fmt == "csv":
+        text = _table(result.to_records(), "csv")
+    else:
+        text = result.to_table()
     write_output(text, out)
 
 

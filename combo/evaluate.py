@@ -6,7 +6,8 @@ judgments, a :class:`~combo.scoring.ScoreTable` (and, for QUEEN/KING, a
 combines them and :mod:`combo.meta` measures them. Criteria (Giménez & Màrquez
 2008, §4): human likeness (``king``, ``orange``, with QUEEN) and human
 acceptability (``r_snt`` segment Pearson, WMT ``kendall``, system-level
-``pearson``/``spearman``, ``acc_eq``).
+``pearson``/``spearman``, ``acc_eq``); and on a MUTT test bed, ``mutt``: the
+mean unit-test accuracy over corruption types (Boag et al. 2016).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
 CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq",
-            "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
+            "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23", "mutt")
 #: The WMT23 metrics task's statistics (Freitag et al. 2023; :mod:`combo.meta.wmt23`), over absolute scores.
 WMT23_CRITERIA = ("seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
 SCHEMES = ("queen", "ulc", "mean-rank")
@@ -43,12 +44,13 @@ CRITERION_TITLES = {
     "seg_kendall": "segment Kendall tau-b (no grouping)", "seg_pearson_item": "segment Pearson, grouped by item",
     "seg_kendall_item": "segment Kendall tau-b, grouped by item", "acc_eq_item": "acc_eq grouped by item (WMT23)",
     "sys_accuracy": "system pairwise accuracy", "wmt23": "WMT23 average over tasks",
+    "mutt": "MUTT mean unit-test accuracy",
 }
 #: The level each criterion measures at ("both": the WMT23 average of segment and system tasks).
 CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "kendall": "segment",
                    "acc_eq": "segment", "pearson": "system", "spearman": "system", "seg_kendall": "segment",
                    "seg_pearson_item": "segment", "seg_kendall_item": "segment", "acc_eq_item": "segment",
-                   "sys_accuracy": "system", "wmt23": "both"}
+                   "sys_accuracy": "system", "wmt23": "both", "mutt": "segment"}
 DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
 
 
@@ -266,9 +268,14 @@ class MetaEvaluator:
                 note = (note + "; " if note else "") + f"{int((~keep).sum())} human translations left out"
             return Quality(res.value, criterion, scheme, int(ok.sum()), 0, note,
                            units=(combined[ok], human[ok]), unit="systems")
+        if criterion == "mutt" and scheme == "queen":
+            raise OptionError("--criterion mutt compares the combined scores of a sentence and its corruption: "
+                              "use --scheme ulc or mean-rank")
         if criterion in WMT23_CRITERIA:
             return self._wmt23(subset, criterion, scheme)
         rows, skipped = self.combined_rows(subset, scheme)
+        if criterion == "mutt":
+            return self._unit_tests(rows, scheme)
         metric = self._matrix(rows)
         if criterion == "r_snt":
             if not np.isfinite(self.human).any():
@@ -332,6 +339,19 @@ class MetaEvaluator:
         per = correlation_values(metric, human, method, "item", per_group=True)
         value = seg_correlation(metric, human, "kendall" if criterion == "seg_kendall_item" else "pearson", "item")
         return Quality(value, criterion, scheme, n_cells, skipped, note, units=(per[np.isfinite(per)],))
+
+    def _unit_tests(self, rows: np.ndarray, scheme: str) -> Quality:
+        """Mean MUTT accuracy over corruption types of combined scores (higher is better after combining)."""
+        from .meta.mutt import mean_unit_test_accuracy, segment_pairs, unit_test_accuracy
+
+        kinds = self.testbed.metadata.get("kinds")
+        if self.testbed.metadata.get("format") != "mutt" or not kinds:
+            raise InputError(f"test bed {self.testbed.name!r} is not a MUTT test bed: --criterion mutt needs "
+                             "original/corrupted pairs", fix="give a folder of MUTT corruption files")
+        original, corrupted, groups = segment_pairs(self.table, rows, [s.group for s in self.testbed.segments])
+        counts = unit_test_accuracy(original, corrupted, groups, kinds, higher_is_better=True)
+        note = ", ".join(f"{c} {p}/{n}" for c, (n, p) in counts.items())
+        return Quality(mean_unit_test_accuracy(counts), "mutt", scheme, len(groups), 0, note)
 
     def with_interval(self, q: Quality, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
                       ) -> Quality:
@@ -438,7 +458,12 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
     ok, why = [], {}
     judged = bool(np.isfinite(evaluator.human).any() or evaluator.testbed.preferences)
     for c in CRITERIA:
-        if c in LIKENESS:
+        if c == "mutt":
+            if evaluator.testbed.metadata.get("format") == "mutt":
+                ok.append(c)
+            else:
+                why[c] = "needs a MUTT test bed (a folder of corruption trials)"
+        elif c in LIKENESS:
             if evaluator.refs is None:
                 need = min_references(evaluator.triples) + 1
                 why[c] = f"needs at least {need} references per segment and single-reference scores"

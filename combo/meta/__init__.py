@@ -5,6 +5,8 @@
 - :mod:`.likeness`: KING and ORANGE (human likeness of QUEEN combinations and single metrics).
 - :mod:`.significance`: bootstrap intervals, paired bootstrap and permutation tests, Williams test.
 - :mod:`.wmt23`: the WMT23 metrics-task statistics, task average and significance clusters (mt-metrics-eval).
+- :mod:`.mutt`: MUTT unit-test pass rules and accuracies (Boag et al. 2016); its ``run_unit_tests``
+  is the one entry point here that scores text (through :mod:`combo.scoring`), so it is not imported here.
 """
 
 from .correlation import CorrelationResult, correlate, correlation_values, kendall, pearson, spearman
