@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -150,7 +152,7 @@ def _score_in_worker(supplied: dict, *task) -> dict:
     return _score_metric(*task)
 
 
-def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
+def _run(tasks: List[tuple], jobs: int, progress: bool) -> Iterator[dict]:
     """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1``."""
     if jobs != 1 and len(tasks) > 1:
         from joblib import Parallel, delayed
@@ -158,13 +160,13 @@ def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
         from .features.layers import supplied_state
 
         state = supplied_state()  # worker processes start without the trees supplied here
-        return Parallel(n_jobs=jobs)(delayed(_score_in_worker)(state, *t) for t in tasks)
+        return Parallel(n_jobs=jobs, return_as="generator")(delayed(_score_in_worker)(state, *t) for t in tasks)
     it = tasks
     if progress and tasks:
         from tqdm import tqdm
 
         it = tqdm(tasks, desc="metrics", unit="metric", leave=False)
-    return [_score_metric(*t) for t in it]
+    return (_score_metric(*t) for t in it)  # lazily: callers cache each metric as soon as it is scored
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
@@ -239,7 +241,8 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
-    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
+    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
+                   [(len(row_system),), (n_sys,)])
     results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
     for k, m in enumerate(instances):
         if k not in results:
@@ -280,13 +283,27 @@ def _fingerprint(*parts) -> str:
     return h.hexdigest()
 
 
-class _Cache:
-    """Per-metric score arrays in ``.npz`` files keyed by data fingerprint and metric signature."""
+def cache_warning(message: str) -> None:
+    """One line on stderr: a cache problem costs time, never a result."""
+    sys.stderr.write(f"combo: warning: {message}\n")
+    sys.stderr.flush()
 
-    def __init__(self, folder, fingerprint: str, kind: str):
+
+class _Cache:
+    """Per-metric score arrays in ``.npz`` files keyed by data fingerprint and metric signature.
+
+    ``shapes`` are the shapes the entry must hold (one per array). An entry is
+    written under a unique temporary name, fsynced and renamed into place, so
+    concurrent runs on one folder and a run killed mid-write never leave a
+    partial entry; a damaged one (truncated, empty, other arrays or shapes) is
+    recomputed after one warning line.
+    """
+
+    def __init__(self, folder, fingerprint: str, kind: str, shapes: Sequence[Tuple[int, ...]] = ()):
         self.folder = None if folder is None else Path(folder)
         self.fingerprint = fingerprint
         self.kind = kind
+        self.shapes = [tuple(s) for s in shapes]
 
     def _path(self, metric: Metric) -> Path:
         key = hashlib.sha256(f"{self.kind}|{self.fingerprint}|{metric.signature}".encode()).hexdigest()[:32]
@@ -300,18 +317,59 @@ class _Cache:
             return None
         try:
             with np.load(path, allow_pickle=False) as z:
-                return tuple(z[f"a{i}"] for i in range(len(z.files)))
-        except (OSError, ValueError, KeyError):
-            return None  # a damaged cache entry is recomputed
+                arrays = tuple(np.asarray(z[f"a{i}"], dtype=np.float64) for i in range(len(z.files)))
+            if self.shapes and [a.shape for a in arrays] != self.shapes:
+                raise ValueError(f"arrays of shapes {[a.shape for a in arrays]}, expected {self.shapes}")
+            return arrays
+        except Exception as exc:  # noqa: BLE001 - any damage (BadZipFile, EOFError, ...) means recompute
+            cache_warning(f"damaged score-cache entry {path} ({type(exc).__name__}: {str(exc)[:80]}); "
+                          "recomputing it")
+            return None
 
     def put(self, metric: Metric, arrays) -> None:
         if self.folder is None:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self._path(metric)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, **{f"a{i}": a for i, a in enumerate(arrays)})
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_npz_atomic(self._path(metric), arrays)
+        except OSError as exc:
+            cache_warning(f"cannot write the score cache in {self.folder} ({exc.strerror}); "
+                          "scores are not cached")
+
+
+def write_npz_atomic(path: Path, arrays) -> None:
+    """``arrays`` as ``a0, a1, ...`` in ``path``: a uniquely named temporary file, fsynced, renamed into place."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **{f"a{i}": a for i, a in enumerate(arrays)})
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cache_info(folder) -> Dict[str, Any]:
+    """Entries and bytes of a score-cache folder (``*.npz``) and of the analysis cache in it."""
+    folder = Path(folder)
+    entries = sorted(folder.glob("*.npz")) if folder.is_dir() else []
+    return {"folder": str(folder), "score_entries": len(entries),
+            "score_bytes": sum(p.stat().st_size for p in entries)}
+
+
+def cache_clear(folder) -> int:
+    """Remove the score-cache entries (``*.npz`` and leftover temporary files) of ``folder``; returns how many."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    removed = 0
+    for p in list(folder.glob("*.npz")) + list(folder.glob(".*.tmp")):
+        p.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 @dataclass
@@ -448,7 +506,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
-    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
+    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
     values: List[Optional[np.ndarray]] = [None if (hit := cache.get(m)) is None else hit[0] for m in instances]
     todo = [k for k, v in enumerate(values) if v is None]
     no_rows = np.zeros(0, np.int64)
@@ -471,8 +529,9 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
         tid(text)
     plan = _pair_plan(testbed, systems, row_system, row_segment, tid, max_refs, seed)
     n_sys = len(systems)
-    row_cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
-    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
+    row_cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
+                       [(len(row_system),), (n_sys,)])
+    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
     row_results = [row_cache.get(m) for m in instances]
     pair_results = [pair_cache.get(m) for m in instances]
     todo = [k for k in range(len(instances)) if row_results[k] is None or pair_results[k] is None]

@@ -150,11 +150,24 @@ def write_text_atomic(text: str, path) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError("output folder does not exist", str(folder), fix="create it first")
-    fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+    if target.is_dir():
+        raise InputError("is a folder, not a file", str(target), fix="give the path of a file to write")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+    except OSError as exc:
+        raise InputError(f"cannot write into this folder ({exc.strerror})", str(folder),
+                         fix="choose a writable place for the output") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise InputError(f"cannot write the file ({exc.strerror})", str(target),
+                         fix="choose a writable place for the output") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

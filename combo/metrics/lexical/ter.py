@@ -79,10 +79,6 @@ def tercom_tokens(text: str, normalized: bool = False, no_punct: bool = False,
     return tuple(text.split())
 
 
-def _is_bool(value) -> bool:
-    return isinstance(value, (bool, np.bool_))
-
-
 class TerAnalysis(NamedTuple):
     """Distinct texts as word-id sequences; identical token sequences share one id."""
 
@@ -106,13 +102,11 @@ class TER(Metric):
     citation = ("Snover et al. 2006, A Study of Translation Edit Rate with Targeted Human Annotation, "
                 "§2 eq. 1: TER = #edits / average #reference words")
     options = {
-        "normalized": Option(False, "Tercom normalisation: XML entities, punctuation split (true/false)",
-                             check=_is_bool, short="norm"),
-        "no_punct": Option(False, "remove punctuation (true/false)", check=_is_bool, short="nopunct"),
+        "normalized": Option(False, "Tercom normalisation: XML entities, punctuation split (true/false)", short="norm"),
+        "no_punct": Option(False, "remove punctuation (true/false)", short="nopunct"),
         "asian_support": Option(False, "CJK: split characters (with normalized), drop CJK punctuation "
-                                       "(with no_punct) (true/false)", check=_is_bool, short="asian"),
-        "case_sensitive": Option(False, "keep case; default lowercase (true/false)", check=_is_bool,
-                                 short="case"),
+                                       "(with no_punct) (true/false)", short="asian"),
+        "case_sensitive": Option(False, "keep case; default lowercase (true/false)", short="case"),
     }
 
     def tokens(self, texts: Sequence[str]) -> List[Tuple[str, ...]]:
