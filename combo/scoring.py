@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import InputError, OptionError
 from .metrics.base import Candidates, Metric, Rows, TextIndex
 from .metrics.registry import get_metric
 from .testbed import Testbed
@@ -237,6 +237,8 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     test bed's texts and the metric's signature, and reused on the next run.
     """
     instances = metrics_for(testbed, metrics)
+    if not all(m.row_keyed for m in instances):
+        check_references(testbed)
     systems = list(testbed.systems if systems is None else systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)
@@ -254,6 +256,15 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         cache.put(instances[k], r["rows"])
     return _table(testbed, metrics, instances, systems, row_system, row_segment,
                   [results[k] for k in range(len(instances))], signatures)
+
+
+def check_references(testbed: Testbed) -> None:
+    """Refuse a test bed with a segment that has no reference: a text metric would score it 0 silently."""
+    empty = [seg.id for seg in testbed.segments if not seg.references]
+    if empty:
+        raise InputError(f"test bed {testbed.name!r}: segment {empty[0]!r} has no reference ({len(empty)} such "
+                         f"segments of {len(testbed.segments)})",
+                         fix="give every segment at least one reference (an empty string is allowed)")
 
 
 def _row_keyed(instances: Sequence[Metric], cands: Candidates):
@@ -521,6 +532,7 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
                           seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None):
     """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric."""
     instances = metrics_for(testbed, metrics, pairs=True)
+    check_references(testbed)
     systems = list(testbed.systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)

@@ -71,6 +71,10 @@ def read_lines(path: PathLike, *, allow_empty: bool = False, strip_bom: bool = F
                                  fix="convert the file to LF line endings, e.g. with dos2unix")
             raise InputError("carriage return (\\r) inside a line", path, _line_of(data, pos),
                              fix="remove carriage returns or convert the file to LF line endings")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError("NUL byte (\\x00) in the text: a binary file, or UTF-16/UTF-32 text", path,
+                         _line_of(data, nul), fix="give a UTF-8 text file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

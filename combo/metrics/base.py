@@ -129,6 +129,9 @@ def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
     for i, rs in enumerate(refs):
         if isinstance(rs, str):
             raise OptionError(f"refs[{i}] is a string; refs[i] must be the list of references of hyps[i]")
+        if len(rs) == 0:
+            raise OptionError(f"refs[{i}] is empty: every hypothesis needs at least one reference "
+                              "(an empty string is allowed)")
     if _looks_like_streams(hyps, refs):
         raise OptionError(
             f"refs looks like sacreBLEU's stream layout (refs[j][i] = reference j of segment i): each of the "

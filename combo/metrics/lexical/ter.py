@@ -87,6 +87,10 @@ class TerAnalysis(NamedTuple):
     lengths: np.ndarray  # words per sequence
 
 
+#: Longest hypothesis or reference TER scores (words after tokenisation); see TER.statistics.
+MAX_WORDS = 10_000
+
+
 @register("ter")
 class TER(Metric):
     """Translation edit rate with shifts (Snover et al. 2006), equal to sacreBLEU 2.6.0's TER / 100.
@@ -137,6 +141,11 @@ class TER(Metric):
         stats = np.zeros((rows, 2), dtype=np.float64)
         if rows == 0:
             return stats
+        longest = int(analysis.lengths.max()) if len(analysis.lengths) else 0
+        if longest > MAX_WORDS:
+            raise InputError(f"TER: a text of {longest:,} words; TER's shift search grows with the square of the "
+                             f"length (8,000 words take 14 s, 16,000 a minute), so texts are limited to "
+                             f"{MAX_WORDS:,} words", fix="split the text into sentences, or score it with BLEU or chrF")
         sizes = np.diff(ref_ptr)
         empty = np.flatnonzero(sizes == 0)
         if len(empty):
