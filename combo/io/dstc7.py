@@ -77,7 +77,7 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
                human_system: str = "Human",
                system_aliases: Optional[Mapping[str, str]] = None) -> Testbed:
     """DSTC7 Task 2 as a Testbed: one segment per instance with references (see module doc)."""
-    opts = parse_options("dstc7", OPTIONS, {"remove_human_copy": remove_human_copy,
+    opts = parse_options("dstc7 test bed", OPTIONS, {"remove_human_copy": remove_human_copy,
                                             "min_references": min_references, "human_system": human_system})
     remove_human_copy, min_references, human_system = (opts["remove_human_copy"], opts["min_references"],
                                                        opts["human_system"])
