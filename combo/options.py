@@ -92,7 +92,7 @@ class Option:
         return {"str": "text"}.get(self.kind, self.kind)
 
     def parse(self, owner: str, name: str, value: Any) -> Any:
-        """``value`` as the declared type, checked; an OptionError naming ``owner``, ``name`` and the accepted values."""
+        """``value`` as the declared type, checked; an OptionError naming the owner, option and accepted values."""
         if value is None and self.default is None:
             return None
         kind = self.kind

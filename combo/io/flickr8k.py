@@ -62,7 +62,8 @@ OPTIONS = {
 
 def read_flickr8k(root: PathLike, judgments: str = "expert", drop_own_captions: bool = True) -> Testbed:
     """Flickr8k-Expert (``judgments="expert"``) or Flickr8k-CrowdFlower (``"crowd"``) as a Testbed."""
-    opts = parse_options("flickr8k test bed", OPTIONS, {"judgments": judgments, "drop_own_captions": drop_own_captions})
+    opts = parse_options("flickr8k test bed", OPTIONS,
+                         {"judgments": judgments, "drop_own_captions": drop_own_captions})
     judgments, drop_own_captions = opts["judgments"], opts["drop_own_captions"]
     base = Path(root)
     captions, by_image = read_captions(base / "Flickr8k.token.txt")

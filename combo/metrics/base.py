@@ -150,7 +150,8 @@ def _looks_like_streams(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> b
 
     Only then are the two layouts indistinguishable by shape; the hypotheses decide: the mean word
     overlap (Jaccard) of ``hyps[i]`` with ``refs[i][*]`` (per-segment reading) against ``refs[*][i]``
-    (stream reading). The stream reading must win clearly (by 0.1) to be refused.
+    (stream reading). The layout is refused only when the stream reading fits strictly better for
+    every segment.
     """
     n = len(hyps)
     if n < 2 or any(len(rs) != n for rs in refs):
@@ -162,12 +163,10 @@ def _looks_like_streams(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> b
         for t in texts:
             w = set(t.split())
             union = len(words[i] | w)
-            out += len(words[i] & w) / union if union else 1.0
+            out += len(words[i] & w) / union if union else 0.0
         return out / n
 
-    as_lists = sum(overlap(i, refs[i]) for i in range(n)) / n
-    as_streams = sum(overlap(i, [refs[j][i] for j in range(n)]) for i in range(n)) / n
-    return as_streams > as_lists + 0.1
+    return all(overlap(i, [refs[j][i] for j in range(n)]) > overlap(i, refs[i]) for i in range(n))
 
 
 def refs_from_streams(streams: Sequence[Sequence[str]]) -> List[List[str]]:
