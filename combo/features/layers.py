@@ -536,6 +536,18 @@ def supplied_trees(kind: str, texts: Sequence[str]) -> list:
     return [table[t] for t in texts]
 
 
+def supplied_digest(kind: str, texts: Optional[Sequence[str]] = None) -> str:
+    """SHA-256 (16 hex digits) of the supplied ``kind`` trees (of ``texts``, default all): what a score read from
+    them depends on, for signatures and the score cache."""
+    table = _supplied.get(kind, {})
+    h = hashlib.sha256()
+    for text in sorted(table if texts is None else set(texts) & set(table)):
+        tree = table[text]
+        h.update(text.encode("utf-8", "surrogatepass") + b"\x1f")
+        h.update((tree.to_bracketed() if hasattr(tree, "to_bracketed") else repr(tree)).encode("utf-8") + b"\x1e")
+    return h.hexdigest()[:16]
+
+
 def clear_supplied() -> None:
     _supplied.clear()
 
