@@ -319,3 +319,20 @@ def test_a_malformed_analysis_cache_file_says_so(analysis_cache, capsys):
     assert layers.annotate("tokens", ["a b"]) == [("a", "b")]
     err = capsys.readouterr().err
     assert "analysis cache" in err and "unusable" in err and err.count("\n") == 1
+
+
+def test_a_killed_run_keeps_the_metrics_it_finished(tmp_path, monkeypatch):
+    from combo import load_testbed as load
+    from combo.cli import example_path
+    from combo.metrics.lexical.ter import TER
+
+    tb = load(example_path()).subset(range(3))
+
+    def killed(self, texts):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TER, "analyse", killed)
+    with pytest.raises(KeyboardInterrupt):
+        score_testbed(tb, ["bleu", "chrf", "ter"], cache_dir=tmp_path)
+    assert len(list(tmp_path.glob("*.npz"))) == 2  # bleu and chrf, scored before the run was stopped
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -61,8 +61,8 @@ class ReferencePairs:
         sizes = np.diff(ref_ptr)
         if np.any(sizes == 0):
             bad = np.flatnonzero(sizes == 0)
-            raise InputError(f"{metric}: segment {int(bad[0])} has no reference "
-                             f"({len(bad)} such segments)", fix="give every segment at least one reference")
+            raise InputError(f"{metric}: hypothesis {int(bad[0]) + 1} has no reference "
+                             f"({len(bad)} such hypotheses)", fix="give every segment at least one reference")
         pair_row = np.repeat(np.arange(len(hyp_ids), dtype=np.int64), sizes)
         n = max(n_texts, 1)
         keys, inverse = np.unique(hyp_ids[pair_row] * n + ref_ids, return_inverse=True)
@@ -129,9 +129,6 @@ def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
     for i, rs in enumerate(refs):
         if isinstance(rs, str):
             raise OptionError(f"refs[{i}] is a string; refs[i] must be the list of references of hyps[i]")
-        if len(rs) == 0:
-            raise OptionError(f"refs[{i}] is empty: every hypothesis needs at least one reference "
-                              "(an empty string is allowed)")
     if _looks_like_streams(hyps, refs):
         raise OptionError(
             f"refs looks like sacreBLEU's stream layout (refs[j][i] = reference j of segment i): each of the "

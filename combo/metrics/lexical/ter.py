@@ -149,7 +149,7 @@ class TER(Metric):
         sizes = np.diff(ref_ptr)
         empty = np.flatnonzero(sizes == 0)
         if len(empty):
-            raise InputError(f"TER: segment {int(empty[0])} has no reference ({len(empty)} such segments)",
+            raise InputError(f"TER: hypothesis {int(empty[0]) + 1} has no reference ({len(empty)} such hypotheses)",
                              fix="give every segment at least one reference (an empty string is allowed)")
         pair_row = np.repeat(np.arange(rows), sizes)
         hyp_seq = analysis.sequence_of_text[hyp_ids][pair_row]
