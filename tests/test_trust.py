@@ -242,8 +242,10 @@ def _write_entries(args):
 
 
 def test_concurrent_runs_share_a_cache_folder(tmp_path):
-    with multiprocessing.get_context("spawn").Pool(4) as pool:
-        assert all(pool.map(_write_entries, [(str(tmp_path), k) for k in range(8)]))
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(3, mp_context=multiprocessing.get_context("spawn")) as pool:  # a dead worker raises
+        assert all(pool.map(_write_entries, [(str(tmp_path), k) for k in range(6)], timeout=300))
     got = _Cache(tmp_path, "fp", "segment", [(3,), (2,)]).get(get_metric("bleu"))
     assert got is not None and len(set(got[0])) == 1
     assert not list(tmp_path.glob(".*.tmp"))
