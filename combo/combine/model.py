@@ -331,6 +331,17 @@ def load_model(path) -> TunedMetric:
             raise InputError(f"metric {entry.spec!r} has changed since the model was trained: the model has "
                              f"signature {entry.signature!r}, this installation {metric.signature!r}", p,
                              fix="train the model again with this installation")
+        recorded = model.training.get("analysers", {}).get(entry.spec) if isinstance(
+            model.training.get("analysers"), dict) else None
+        if recorded is not None:
+            from ..scoring import analyser_versions
+
+            now = analyser_versions(metric)
+            if now != recorded:
+                raise InputError(f"metric {entry.spec!r} was trained on analyses by {recorded!r}, this installation "
+                                 f"has {now!r}: its scores may have shifted", p,
+                                 fix="train the model again with this installation (or install the recorded "
+                                     "versions)")
         if bool(metric.higher_is_better) != entry.higher_is_better:
             raise InputError(f"metric {entry.spec!r}: higher_is_better is {entry.higher_is_better} in the model "
                              f"but {metric.higher_is_better} here", p, fix="train the model again")

@@ -139,7 +139,7 @@ def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
             raise OptionError(f"{len(weights)} weight lists for {len(refs)} segments")
         for i, (ws, rs) in enumerate(zip(weights, refs)):
             if len(ws) != len(rs):
-                raise OptionError(f"segment {i}: {len(rs)} references but {len(ws)} weights")
+                raise OptionError(f"refs[{i}]: {len(rs)} references but {len(ws)} weights")
 
 
 def _looks_like_streams(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> bool:
