@@ -162,3 +162,21 @@ def test_the_cli_and_the_api_give_the_same_numbers(spec, level):
     assert res.exit_code == 0, res.stderr
     table = score_testbed(load_testbed(example_path()), [spec])
     assert json.loads(res.stdout) == json.loads(table.to_json())
+
+
+#: Metrics that read analyses (tagger, chunker, parser, word vectors): fewer examples, each parses its texts.
+ANALYSED_METRICS = ["sp-op", "sp-oc", "sp-nist", "cp-stm", "cp-tk", "dp-hwcm", "dp-or", "dp-tk", "ted", "emb-avg",
+                    "emb-greedy", "emb-extrema"]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hyps=st.lists(unicode_text, min_size=1, max_size=3), data=st.data())
+def test_analysed_metrics_within_their_range_on_random_unicode(hyps, data):
+    refs = draw_refs(data, hyps, unicode_text, 2)
+    for spec in ANALYSED_METRICS:
+        metric = get_metric(spec)
+        lo, hi = metric.value_range
+        seg = metric.segment_scores(hyps, refs)
+        corpus = metric.corpus_score(hyps, refs)
+        assert np.all(np.isfinite(seg)) and np.isfinite(corpus), spec
+        assert np.all((seg >= lo - 1e-9) & (seg <= hi + 1e-9)) and lo - 1e-9 <= corpus <= hi + 1e-9, (spec, seg)
