@@ -127,7 +127,7 @@ class ComboGroup(click.Group):
                 raise
             click.echo(f"combo: error: {one_line(err)}", err=True)
             ctx.exit(err.exit_code)
-        except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
+        except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback only with --debug
             if ctx.obj and ctx.obj.get("debug"):
