@@ -354,3 +354,18 @@ def test_training_records_the_analysers(tmp_path):
     assert res.exit_code == 0, res.stderr
     recorded = json.loads((tmp_path / "m.json").read_text())["training"]["analysers"]
     assert recorded == {"bleu": "", "meteor:modules=exact": "analysers:nltk:" + __import__("nltk").__version__}
+
+
+def test_conllu_trees_spell_their_lines_through_multiword_tokens(tmp_path):
+    texts = tmp_path / "t.txt"
+    texts.write_text("du pain\n", encoding="utf-8")
+    conllu = tmp_path / "t.conllu"
+    conllu.write_text("# text = du pain\n1-2\tdu\t_\t_\t_\t_\t_\t_\t_\t_\n1\tde\tde\tADP\t_\t_\t3\tcase\t_\t_\n"
+                      "2\tle\tle\tDET\t_\t_\t3\tdet\t_\t_\n3\tpain\tpain\tNOUN\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    try:
+        assert layers.supply_tree_files("dependencies", texts, conllu) == 1
+        texts.write_text("du vin\n", encoding="utf-8")
+        with pytest.raises(InputError, match="do not spell line 1"):
+            layers.supply_tree_files("dependencies", texts, conllu)
+    finally:
+        layers.clear_supplied()

@@ -574,18 +574,44 @@ def supply_tree_files(kind: str, texts_path, trees_path) -> int:
 
     texts = read_lines(texts_path)
     path = Path(trees_path)
-    read_lines(path, allow_empty=True)  # a missing, unreadable or non-UTF-8 file: one error naming it
-    trees = read_conllu(path) if path.suffix.lower() == ".conllu" else read_bracketed(path)
+    lines = read_lines(path, allow_empty=True)  # a missing, unreadable or non-UTF-8 file: one error naming it
+    conllu = path.suffix.lower() == ".conllu"
+    trees = read_conllu(path) if conllu else read_bracketed(path)
     if len(trees) != len(texts):
         raise InputError(f"{len(trees)} trees for the {len(texts)} lines of {texts_path}", str(trees_path),
                          fix="give exactly one tree per line of the text file, in the same order")
-    for i, (text, tree) in enumerate(zip(texts, trees)):
-        if _spelling(" ".join(tree.leaves())) != _spelling(text):
-            words = " ".join(tree.leaves())
+    spelled = _conllu_surfaces(lines) if conllu else [" ".join(tree.leaves()) for tree in trees]
+    for i, (text, words) in enumerate(zip(texts, spelled)):
+        if _spelling(words) != _spelling(text):
             raise InputError(f"the words of tree {i + 1} ({words[:40]!r}) do not spell line {i + 1} of {texts_path} "
-                             f"({text[:40]!r})", str(trees_path), i + 1 if path.suffix.lower() != ".conllu" else None,
+                             f"({text[:40]!r})", str(trees_path), None if conllu else i + 1,
                              fix="give the trees of this text file, one per line, in the same order")
     return supply_trees(kind, texts, trees, path=str(trees_path))
+
+
+def _conllu_surfaces(lines: Sequence[str]) -> List[str]:
+    """The surface words of each CoNLL-U sentence: a multiword token's form (``1-2 du``) stands for its parts."""
+    out: List[str] = []
+    words: List[str] = []
+    covered = 0
+    for line in list(lines) + [""]:
+        if not line.strip():
+            if words:
+                out.append(" ".join(words))
+            words, covered = [], 0
+            continue
+        if line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        first = cols[0]
+        if "." in first:
+            continue
+        if "-" in first:
+            words.append(cols[1] if len(cols) > 1 else "")
+            covered = int(first.split("-")[1]) if first.split("-")[1].isdigit() else covered
+        elif not (first.isdigit() and int(first) <= covered):
+            words.append(cols[1] if len(cols) > 1 else "")
+    return out
 
 
 _PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
