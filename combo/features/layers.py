@@ -32,10 +32,10 @@ import gc
 import hashlib
 import json
 import os
-import re
 import sys
 import sqlite3
 import threading
+import unicodedata
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -615,12 +615,9 @@ def _conllu_surfaces(lines: Sequence[str]) -> List[str]:
 
 
 _PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
-_NOT_SPELLED = re.compile(r"[\s\"'`]+")
-
-
 def _spelling(text: str) -> str:
-    """What a tree's words must spell: the text without white space and quote marks (parsers rewrite quotes
-    as `` and ''), with Penn Treebank bracket escapes undone."""
+    """What a tree's words must spell: the text without white space and punctuation (parsers rewrite quotes as
+    `` and '', discourse trees may leave punctuation out), with Penn Treebank bracket escapes undone."""
     for escape, char in _PTB_ESCAPES.items():
         text = text.replace(escape, char)
-    return _NOT_SPELLED.sub("", text)
+    return "".join(c for c in text if not (c.isspace() or unicodedata.category(c).startswith("P") or c == "`"))
