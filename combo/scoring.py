@@ -96,7 +96,8 @@ class ScoreTable:
     def to_json(self) -> str:
         return json.dumps({
             "testbed": self.testbed,
-            "metrics": [{"name": m, "signature": s, "higher_is_better": h}
+            "metrics": [{"name": m, "signature": s, "higher_is_better": h,
+                         "depends_on": self.metadata.get("provenance", {}).get(m, "")}
                         for m, s, h in zip(self.metrics, self.signatures, self.higher_is_better)],
             "system": self.to_records("system"),
             "segment": self.to_records("segment"),
