@@ -38,6 +38,7 @@ def catalogue() -> List[Dict[str, object]]:
             "unavailable_because": reason,
             "citation": cls.citation,
             "options": {k: o.default for k, o in cls.options.items()},
+            "option_types": {k: o.brief() for k, o in cls.options.items()},  # bool, int, float, a|b|c, list, text
             "doc": (cls.__doc__ or "").strip().split("\n")[0],
         })
     return rows

@@ -34,12 +34,9 @@ def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = 
     from .io import load_testbed
 
     path = example_path() if spec == EXAMPLE else Path(spec)
-    kwargs = {}
-    for item in options:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise OptionError(f"--testbed-option {item!r}: expected KEY=VALUE")
-        kwargs[key.strip()] = value.strip()
+    from .options import split_key_values
+
+    kwargs = split_key_values("--testbed-option", options)
     if lp is not None:
         kwargs["lp"] = lp
     testbed = load_testbed(path, **kwargs)
@@ -111,8 +108,17 @@ def _table(records: List[dict], fmt: str) -> str:
     return buf.getvalue()
 
 
+def one_line(message: str) -> str:
+    """An error message on one line (a multi-line fix is joined with '; ')."""
+    return "; ".join(part.strip() for part in str(message).splitlines() if part.strip())
+
+
 class ComboGroup(click.Group):
-    """Turns ComboError into one line on stderr and exit code 2."""
+    """Turns ComboError and click's usage errors into one line on stderr and exit code 2.
+
+    Any other exception is a bug: one line naming it and ``--debug`` (exit 1), never a traceback
+    unless ``--debug`` is given.
+    """
 
     def invoke(self, ctx: click.Context):
         try:
@@ -120,8 +126,33 @@ class ComboGroup(click.Group):
         except ComboError as err:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(f"combo: error: {err}", err=True)
+            click.echo(f"combo: error: {one_line(err)}", err=True)
             ctx.exit(err.exit_code)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt, BrokenPipeError):
+            raise
+        except Exception as err:  # noqa: BLE001 - a bug: one line, the traceback only with --debug
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"combo: internal error: {type(err).__name__}: {one_line(err)[:300]} "
+                       "(rerun with --debug for the traceback, and please report it)", err=True)
+            ctx.exit(1)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as err:
+            where = f" (see {err.ctx.command_path} --help)" if err.ctx is not None else ""
+            click.echo(f"combo: error: {one_line(err.format_message())}{where}", err=True)
+            sys.exit(err.exit_code)
+        except click.ClickException as err:
+            click.echo(f"combo: error: {one_line(err.format_message())}", err=True)
+            sys.exit(err.exit_code)
+        except click.Abort:
+            click.echo("combo: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 @click.group(cls=ComboGroup)
@@ -152,23 +183,28 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
 @click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Metrics scored in parallel.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Metrics scored in parallel.")
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="Folder caching metric scores between runs (see docs/trust.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
-          level: str, fmt: str, out: Optional[str], jobs: int, quiet: bool) -> None:
+          level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool) -> None:
     """Score every system of a test bed: system-level (corpus) or segment-level scores."""
     from .scoring import score_testbed
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
-    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty())
+    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty(),
+                          cache_dir=cache)
     if fmt == "json":
         text = table.to_json() + "\n"
     else:
         text = _table(table.to_records(level), fmt)
     write_output(text, out)
     if not quiet:
+        where = table.metadata.get("provenance", {})
         for name, sig in zip(table.metrics, table.signatures):
-            click.echo(f"# {name}: {sig}", err=True)
+            click.echo(f"# {name}: {sig}" + (f"|{where[name]}" if where.get(name) else ""), err=True)
 
 
 SEARCH_METRICS = ("bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "wer", "per", "rouge-1",
@@ -243,6 +279,10 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:
+        if min_refs is None and len(short) == len(tb.segments):
+            raise InputError(f"no segment has the {need} references {criterion} with QUEEN (triples={triples}) "
+                             "needs", testbed_path, fix="use a criterion that needs fewer references "
+                             "(e.g. --criterion kendall) or a test bed with more references")
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
                              f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
@@ -250,6 +290,10 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if min_refs is not None:
         keep = [i for i, seg in enumerate(tb.segments) if len(seg.references) >= max(min_refs, need)]
         skipped = len(tb.segments) - len(keep)
+        if not keep:
+            raise InputError(f"no segment has {max(min_refs, need)} references: --min-refs would skip all "
+                             f"{skipped}", testbed_path, fix="use a criterion that needs fewer references "
+                             "(e.g. --criterion kendall) or a test bed with more references")
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     progress = not quiet and sys.stderr.isatty()
@@ -268,8 +312,9 @@ def search_options(func):
         click.option("--metrics", "-m", multiple=True, help="Candidate metrics (default: the lexical set)."),
         click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
-        click.option("--min-refs", type=int, default=None, help="Skip (and count) segments with fewer references."),
-        click.option("--max-refs", type=int, default=None,
+        click.option("--min-refs", type=click.IntRange(min=1), default=None,
+                     help="Skip (and count) segments with fewer references."),
+        click.option("--max-refs", type=click.IntRange(min=1), default=None,
                      help="Cap references per segment with a seeded sample (DSTC7 has up to 1,009)."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
@@ -280,7 +325,7 @@ def search_options(func):
         click.option("--king-ties", type=click.Choice(["count", "half", "strict"]), default="count",
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
-        click.option("--jobs", "-j", type=int, default=1, show_default=True),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True),
         click.option("--cache", type=click.Path(file_okay=False), default=None,
                      help="Folder caching metric scores between runs."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
@@ -300,7 +345,7 @@ def search_options(func):
               help="Combination (default: queen for king/orange, ulc otherwise).")
 @click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
               default="greedy", show_default=True)
-@click.option("--beam-width", type=int, default=5, show_default=True)
+@click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
@@ -319,8 +364,14 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
         notes.append(f"{tb.metadata['skipped']} trials left out: no references")
+    if result.quality is None or result.quality != result.quality:  # NaN: no metric set has a defined quality
+        raise InputError(f"{criterion} is undefined for every metric on this test bed ({len(tb.segments)} "
+                         "segments): nothing can be selected", testbed_path,
+                         fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
                            "triples": triples, "king_ties": king_ties, "notes": notes,
+                           "randomness": {"seed": seed, "max_refs": max_refs,
+                                          "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
@@ -348,7 +399,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
               help="Comma-separated: king, orange, r_snt, kendall, pearson, spearman, acc_eq.")
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to evaluate too: ulc, mean-rank, queen.")
-@click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
@@ -576,6 +627,46 @@ def data_verify(name: str, home: Optional[str]) -> None:
     click.echo(f"{st.name}\t{st.state}\t{len(st.files)} files")
 
 
+# -- caches: combo cache info, combo cache clear ------------------------------------------------------
+
+@main.group()
+def cache() -> None:
+    """Show or empty the score cache (a --cache folder) and the analysis cache ($COMBO_CACHE_DIR)."""
+
+
+_CACHE_FOLDER = click.option("--cache", "folder", type=click.Path(file_okay=False), default=None,
+                             help="Score-cache folder (as given to score/search/evaluate/train --cache).")
+
+
+@cache.command(name="info")
+@_CACHE_FOLDER
+def cache_info_cmd(folder: Optional[str]) -> None:
+    """Entries and sizes of both caches."""
+    from .features.layers import analysis_cache_info
+    from .scoring import cache_info
+
+    if folder is not None:
+        s = cache_info(folder)
+        click.echo(f"scores\t{s['folder']}\t{s['score_entries']} entries\t{s['score_bytes']} bytes")
+    a = analysis_cache_info()
+    state = f"\tdamaged: {a['damaged']}" if "damaged" in a else ""
+    click.echo(f"analyses\t{a['file'] or '(off)'}\t{a['rows']} rows in {a['tables']} layer tables\t"
+               f"{a['bytes']} bytes{state}")
+
+
+@cache.command(name="clear")
+@_CACHE_FOLDER
+def cache_clear_cmd(folder: Optional[str]) -> None:
+    """Empty both caches (the score cache only with --cache)."""
+    from .features.layers import analysis_cache_clear, cache_dir
+    from .scoring import cache_clear
+
+    if folder is not None:
+        click.echo(f"scores\t{folder}\t{cache_clear(folder)} entries removed")
+    removed = analysis_cache_clear()
+    click.echo(f"analyses\t{cache_dir() or '(off)'}\t{'removed' if removed else 'nothing to remove'}")
+
+
 # -- learned combinations: combo train, combo apply -------------------------------------------------
 
 def _train_report(data, cv, options) -> dict:
@@ -633,7 +724,7 @@ def _train_report(data, cv, options) -> dict:
               help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
 @click.option("--inner-folds", type=int, default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set.")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
@@ -777,6 +868,9 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
             raise InputError(f"has {len(stream)} lines but {refs[0]} has {len(streams[0])}", p,
                              fix="give one reference line per segment in every reference file")
     references = refs_from_streams(streams)
+    if not references:
+        raise InputError("no segments: the reference files are empty", refs[0],
+                         fix="give one reference line per segment")
     names = [Path(p).name for p in hyps]
     if len(set(names)) != len(names):
         names = list(hyps)

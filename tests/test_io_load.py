@@ -13,7 +13,7 @@ def test_known_data_folders(data):
     assert load_testbed(data / "sick" / "SICK.txt").name == "sick"
     with pytest.raises(OptionError, match="lp="):
         load_testbed(data / "wmt12")
-    with pytest.raises(OptionError, match="unexpected keyword"):
+    with pytest.raises(OptionError, match="unknown option judgments; known: remove_human_copy"):
         load_testbed(data / "dstc7", judgments="crowd")
 
 

@@ -638,10 +638,18 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
         "pairs": len(data.pairs) if rows is None else int((train[data.pairs.better]).sum()),
         "min_diff": data.pairs.min_diff,
         "estimator": {"class": type(est).__name__, "params": _json_params(est.get_params()), **chosen},
+        "analysers": {e.spec: _analysers(e) for e in entries},  # load_model refuses the model when they change
     }
     return TunedModel(entries, lo, hi, est.coef_, float(est.intercept_), options.model_method, options.name,
                       data.per, {g: {"lo": r[0].tolist(), "hi": r[1].tolist()} for g, r in per_group.items()},
                       training)
+
+
+def _analysers(entry: MetricEntry) -> str:
+    from ..metrics.registry import get_metric
+    from ..scoring import analyser_versions
+
+    return analyser_versions(get_metric(entry.name, **entry.options))
 
 
 def _json_params(params: Dict[str, Any]) -> Dict[str, Any]:

@@ -293,8 +293,9 @@ class TunedMetric(Metric):
 
 def load_model(path) -> TunedMetric:
     """Read and validate a model file; return the tuned metric (never executes code from the file)."""
+    from ..io.jsonl import unique_keys
     from ..io.text import read_bytes
-    from ..metrics.registry import get_metric
+    from ..metrics.registry import get_metric, is_model_file
 
     p = str(path)
     data = read_bytes(p)
@@ -304,16 +305,22 @@ def load_model(path) -> TunedMetric:
         raise InputError(f"model file is not UTF-8 text (byte {exc.start})", p,
                          fix="give a JSON model written by `combo train`") from None
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise InputError(f"model file is not valid JSON, truncated or damaged ({exc.msg}, column {exc.colno})",
                          p, exc.lineno,
                          fix="write the model again with `combo train --out`") from None
     except ValueError as exc:
         raise InputError(str(exc), p, fix="numbers in a model file must be finite") from None
+    except RecursionError:
+        raise InputError("model file is nested too deeply to be a combo model", p,
+                         fix="give a JSON model written by `combo train`") from None
     model = TunedModel.from_dict(doc, p)
     components = []
     for k, entry in enumerate(model.metrics):
+        if is_model_file(entry.name) or is_model_file(entry.spec) or entry.name.lower() == TunedMetric.name:
+            raise InputError(f"metric {k} ({entry.spec!r}) is itself a model: a tuned metric cannot be a feature "
+                             "of another model", p, fix="train the model on metrics, not on model files")
         try:
             metric = get_metric(entry.name, **entry.options)
         except OptionError as exc:
@@ -324,6 +331,17 @@ def load_model(path) -> TunedMetric:
             raise InputError(f"metric {entry.spec!r} has changed since the model was trained: the model has "
                              f"signature {entry.signature!r}, this installation {metric.signature!r}", p,
                              fix="train the model again with this installation")
+        recorded = model.training.get("analysers", {}).get(entry.spec) if isinstance(
+            model.training.get("analysers"), dict) else None
+        if recorded is not None:
+            from ..scoring import analyser_versions
+
+            now = analyser_versions(metric)
+            if now != recorded:
+                raise InputError(f"metric {entry.spec!r} was trained on analyses by {recorded!r}, this installation "
+                                 f"has {now!r}: its scores may have shifted", p,
+                                 fix="train the model again with this installation (or install the recorded "
+                                     "versions)")
         if bool(metric.higher_is_better) != entry.higher_is_better:
             raise InputError(f"metric {entry.spec!r}: higher_is_better is {entry.higher_is_better} in the model "
                              f"but {metric.higher_is_better} here", p, fix="train the model again")

@@ -32,8 +32,10 @@ import gc
 import hashlib
 import json
 import os
+import sys
 import sqlite3
 import threading
+import unicodedata
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -175,8 +177,11 @@ class ShallowLayer(Layer):
         if not stored:
             return ShallowParse((), (), (), ())
         words, pos, chunks, pnp = stored.split("\t")
-        return ShallowParse(tuple(words.split(" ")), tuple(pos.split(" ")), tuple(chunks.split(" ")),
-                            tuple(pnp.split(" ")))
+        parse = ShallowParse(tuple(words.split(" ")), tuple(pos.split(" ")), tuple(chunks.split(" ")),
+                             tuple(pnp.split(" ")))
+        if not len(parse.words) == len(parse.pos) == len(parse.chunks) == len(parse.pnp):
+            raise ValueError("words, tags and chunks of different lengths")
+        return parse
 
 
 @lru_cache(maxsize=None)
@@ -219,6 +224,10 @@ class DependencyLayer(Layer):
 
     def decode(self, stored: str) -> DependencyParse:
         words, tags, heads, relations, lemmas = json.loads(stored)
+        n = len(words)
+        if not (len(tags) == len(heads) == len(relations) == len(lemmas) == n
+                and all(isinstance(h, int) and 0 <= h <= n for h in heads)):
+            raise ValueError("columns of different lengths or a head outside the sentence")
         return DependencyParse(tuple(words), tuple(tags), tuple(heads), tuple(relations), tuple(lemmas))
 
 
@@ -261,7 +270,10 @@ class SentenceEmbeddingLayer(Layer):
 
     def decode(self, stored: str):
         import numpy as np
-        return np.frombuffer(base64.b64decode(stored), dtype="<f4")
+        vector = np.frombuffer(base64.b64decode(stored, validate=True), dtype="<f4")
+        if vector.size == 0 or not np.all(np.isfinite(vector)):
+            raise ValueError("empty or non-finite vector")
+        return vector
 
 
 LAYERS: Dict[str, Layer] = {layer.name: layer for layer in
@@ -330,10 +342,11 @@ class _DiskCache:
         found: Dict[bytes, str] = {}
         try:
             con = self._connect()
-        except (OSError, sqlite3.Error):
+        except (OSError, sqlite3.Error) as exc:
+            _warn_once(self.path, f"analysis cache {self.path} is unusable ({exc}); analysing without it")
             return found  # an unusable cache folder only costs time
         try:
-            stored = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]
+            stored = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]  # noqa: S608
             if len(keys) * 4 >= stored:  # most of the table is wanted: one scan beats many lookups
                 wanted = set(keys)
                 found.update(kv for kv in con.execute(f"SELECT k, v FROM {self.table}") if kv[0] in wanted)
@@ -342,11 +355,12 @@ class _DiskCache:
                     chunk = keys[start:start + 900]
                     marks = ",".join("?" * len(chunk))
                     found.update(con.execute(f"SELECT k, v FROM {self.table} WHERE k IN ({marks})", chunk))
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            _warn_once(self.path, f"analysis cache {self.path} is unusable ({exc}); analysing without it")
             return {}
         finally:
             con.close()
-        return found
+        return {k: v for k, v in found.items() if isinstance(v, str)}
 
     def put(self, items: List[Tuple[bytes, str]]) -> None:
         try:
@@ -354,8 +368,63 @@ class _DiskCache:
             with con:
                 con.executemany(f"INSERT OR REPLACE INTO {self.table} (k, v) VALUES (?, ?)", items)
             con.close()
-        except (OSError, sqlite3.Error):
-            pass  # the analysis is still returned; only the cache entry is lost
+        except (OSError, sqlite3.Error) as exc:  # the analysis is still returned; only the cache entry is lost
+            _warn_once(self.path, f"analysis cache {self.path} cannot be written ({exc}); analysing without it")
+
+
+def analysis_cache_info(folder: Optional[Path] = None) -> Dict[str, object]:
+    """Rows per layer version and bytes of the analysis cache (``folder``, default :func:`cache_dir`)."""
+    folder = cache_dir() if folder is None else Path(folder)
+    path = None if folder is None else folder / "analysis.sqlite"
+    info: Dict[str, object] = {"file": None if path is None else str(path), "rows": 0, "tables": 0, "bytes": 0}
+    if path is None or not path.is_file():
+        return info
+    info["bytes"] = path.stat().st_size
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
+        try:
+            tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+            info["tables"] = len(tables)
+            info["rows"] = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)  # noqa: S608
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        info["damaged"] = str(exc)
+    return info
+
+
+def analysis_cache_clear(folder: Optional[Path] = None) -> bool:
+    """Delete the analysis cache file (``folder``, default :func:`cache_dir`); whether there was one."""
+    folder = cache_dir() if folder is None else Path(folder)
+    removed = False
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        path = None if folder is None else folder / f"analysis.sqlite{suffix}"
+        if path is not None and path.is_file():
+            path.unlink()
+            removed = removed or suffix == ""
+    clear_memory()
+    return removed
+
+
+_warned: set = set()
+
+
+def _warn_once(path: Path, message: str) -> None:
+    """One warning line per cache file and process: a cache problem costs time, never a result."""
+    if str(path) not in _warned:
+        _warned.add(str(path))
+        sys.stderr.write(f"combo: warning: {message}\n")
+
+
+def _decode_all(layer: "Layer", stored: Dict[bytes, str], keys: List[bytes], texts: List[str]):
+    """Decoded analyses by text, and the (key, text) pairs whose stored value cannot be decoded."""
+    decoded, damaged = {}, []
+    for k, t in zip(keys, texts):
+        try:
+            decoded[t] = layer.decode(stored[k])
+        except Exception:  # noqa: BLE001 - whatever the damage, the text is analysed again
+            damaged.append((k, t))
+    return decoded, damaged
 
 
 @contextmanager
@@ -394,7 +463,14 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
             if progress is not None:
                 progress(len(batch))
         with _no_gc():  # decoding allocates many small tuples: the cyclic GC only slows it down
-            decoded = {t: layer.decode(stored[k]) for k, t in zip(keys, todo)}
+            decoded, damaged = _decode_all(layer, stored, keys, todo)
+        if damaged:  # a damaged or hand-edited cache row: analysed again, the row replaced
+            sys.stderr.write(f"combo: warning: {len(damaged)} damaged {layer.name} rows in the analysis cache "
+                             f"{disk.path if disk is not None else ''}; analysing those texts again\n")
+            values = layer.annotate_batch([t for _, t in damaged])
+            if disk is not None:
+                disk.put([(k, v) for (k, _), v in zip(damaged, values)])
+            decoded.update((t, layer.decode(v)) for (_, t), v in zip(damaged, values))
         with _lock:
             memo.update(decoded)
     return [memo[t] for t in texts]
@@ -460,6 +536,18 @@ def supplied_trees(kind: str, texts: Sequence[str]) -> list:
     return [table[t] for t in texts]
 
 
+def supplied_digest(kind: str, texts: Optional[Sequence[str]] = None) -> str:
+    """SHA-256 (16 hex digits) of the supplied ``kind`` trees (of ``texts``, default all): what a score read from
+    them depends on, for signatures and the score cache."""
+    table = _supplied.get(kind, {})
+    h = hashlib.sha256()
+    for text in sorted(table if texts is None else set(texts) & set(table)):
+        tree = table[text]
+        h.update(text.encode("utf-8", "surrogatepass") + b"\x1f")
+        h.update((tree.to_bracketed() if hasattr(tree, "to_bracketed") else repr(tree)).encode("utf-8") + b"\x1e")
+    return h.hexdigest()[:16]
+
+
 def clear_supplied() -> None:
     _supplied.clear()
 
@@ -486,8 +574,50 @@ def supply_tree_files(kind: str, texts_path, trees_path) -> int:
 
     texts = read_lines(texts_path)
     path = Path(trees_path)
-    trees = read_conllu(path) if path.suffix.lower() == ".conllu" else read_bracketed(path)
+    lines = read_lines(path, allow_empty=True)  # a missing, unreadable or non-UTF-8 file: one error naming it
+    conllu = path.suffix.lower() == ".conllu"
+    trees = read_conllu(path) if conllu else read_bracketed(path)
     if len(trees) != len(texts):
         raise InputError(f"{len(trees)} trees for the {len(texts)} lines of {texts_path}", str(trees_path),
                          fix="give exactly one tree per line of the text file, in the same order")
+    spelled = _conllu_surfaces(lines) if conllu else [" ".join(tree.leaves()) for tree in trees]
+    for i, (text, words) in enumerate(zip(texts, spelled)):
+        if _spelling(words) != _spelling(text):
+            raise InputError(f"the words of tree {i + 1} ({words[:40]!r}) do not spell line {i + 1} of {texts_path} "
+                             f"({text[:40]!r})", str(trees_path), None if conllu else i + 1,
+                             fix="give the trees of this text file, one per line, in the same order")
     return supply_trees(kind, texts, trees, path=str(trees_path))
+
+
+def _conllu_surfaces(lines: Sequence[str]) -> List[str]:
+    """The surface words of each CoNLL-U sentence: a multiword token's form (``1-2 du``) stands for its parts."""
+    out: List[str] = []
+    words: List[str] = []
+    covered = 0
+    for line in list(lines) + [""]:
+        if not line.strip():
+            if words:
+                out.append(" ".join(words))
+            words, covered = [], 0
+            continue
+        if line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        first = cols[0]
+        if "." in first:
+            continue
+        if "-" in first:
+            words.append(cols[1] if len(cols) > 1 else "")
+            covered = int(first.split("-")[1]) if first.split("-")[1].isdigit() else covered
+        elif not (first.isdigit() and int(first) <= covered):
+            words.append(cols[1] if len(cols) > 1 else "")
+    return out
+
+
+_PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
+def _spelling(text: str) -> str:
+    """What a tree's words must spell: the text without white space and punctuation (parsers rewrite quotes as
+    `` and '', discourse trees may leave punctuation out), with Penn Treebank bracket escapes undone."""
+    for escape, char in _PTB_ESCAPES.items():
+        text = text.replace(escape, char)
+    return "".join(c for c in text if not (c.isspace() or unicodedata.category(c).startswith("P") or c == "`"))

@@ -27,15 +27,18 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Dict
 
 from ..errors import InputError, OptionError
+from ..options import Option, parse_options
 from ..testbed import Testbed
+from .dstc7 import OPTIONS as DSTC7_OPTIONS
 from .dstc7 import read_dstc7
+from .flickr8k import OPTIONS as FLICKR8K_OPTIONS
 from .flickr8k import read_flickr8k
 from .jsonl import read_jsonl, write_jsonl
 from .mtme import read_mtme
-from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, read_mutt, read_mutt_testbed
+from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, TRIAL_SETS, read_mutt, read_mutt_testbed
 from .plain import PLAIN_LAYOUT, names_from_paths, read_plain, read_plain_dir
 from .sick import read_sick
 from .text import read_lines
@@ -59,12 +62,35 @@ KNOWN_FORMATS = """\
   folder with MUTT <type>.txt corruption files   MUTT (options flickr8k, trials, references, seed)"""
 
 
-def _call(reader: Callable[..., Testbed], *args: Any, **options: Any) -> Testbed:
-    try:
-        inspect.signature(reader).bind(*args, **options)
-    except TypeError as exc:
-        raise OptionError(f"{reader.__name__}: {exc}") from None
-    return reader(*args, **options)
+#: Options of the readers that take only text on the command line (the others declare ``OPTIONS`` in
+#: their own module). ``lp`` is given by ``--lp``.
+LP = Option(None, "language pair, e.g. de-en", type="str")
+READER_OPTIONS: Dict[str, Dict[str, Option]] = {
+    "jsonl": {},
+    "sick": {"system": Option("B", "name of the system whose candidates are the B sentences")},
+    "plain": {"name": Option(None, "test-bed name (default: the folder name)", type="str")},
+    "mtme": {"lp": LP, "references": Option(None, "references to use, comma- or +-separated (default: the "
+                                                  "standard one)", type="list")},
+    "wmt12": {"lp": LP, "testset": Option("newstest2012", "test set name")},
+    "flickr8k": FLICKR8K_OPTIONS,
+    "dstc7": DSTC7_OPTIONS,
+    "mutt": {"flickr8k": Option(None, "Flickr8k folder: the FLICKR trials get their image's captions as references",
+                                type="str"),
+             "trials": Option("flickr", "flickr: the trials with references; all: every trial", choices=TRIAL_SETS),
+             "references": Option(None, "references per trial, a seeded sample (default: all)", type="int"),
+             "seed": Option(0, "seed of the reference sample")},
+}
+
+
+def _call(fmt: str, reader: Callable[..., Testbed], *args: Any, **options: Any) -> Testbed:
+    """``reader(*args, **options)`` with every option parsed by its declared type (unknown ones refused)."""
+    table = READER_OPTIONS[fmt]
+    typed = {k: v for k, v in options.items() if k in table}
+    untyped = {k: v for k, v in options.items() if k not in table and not isinstance(v, str)
+               and k in inspect.signature(reader).parameters}  # Python-only values (e.g. a mapping)
+    rest = {k: v for k, v in options.items() if k not in typed and k not in untyped}
+    parsed = parse_options(f"{fmt} test bed", table, {**typed, **rest}, defaults=False)
+    return reader(*args, **parsed, **untyped)
 
 
 def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
@@ -74,31 +100,37 @@ def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
             raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); "
                               "choose one with lp=...")
         lp = pairs[0]
-    return _call(read_mtme, folder.parent, folder.name, lp, **options)
+    lp = LP.parse("mtme test bed", "lp", lp)
+    return _call("mtme", read_mtme, folder.parent, folder.name, **options, lp=lp)
 
 
 def load_testbed(path: Any, **options: Any) -> Testbed:
-    """Read a test bed, choosing the reader from the path (see the module doc)."""
+    """Read a test bed, choosing the reader from the path (see the module doc).
+
+    Options are parsed by the reader's declared types (:data:`READER_OPTIONS`): ``"false"`` is False,
+    ``"3"`` is 3, and an unknown option or a value of the wrong type is one error listing what is accepted.
+    """
     p = Path(path)
     if not p.exists():
         raise InputError("no such file or folder", p, fix="check the path")
     if p.is_file():
         if p.suffix == ".jsonl":
-            return _call(read_jsonl, p, **options)
+            return _call("jsonl", read_jsonl, p, **options)
         if p.name.startswith("SICK") and p.suffix == ".txt":
-            return _call(read_sick, p, **options)
+            return _call("sick", read_sick, p, **options)
     elif (p / "systems").is_dir() and (p / "references").is_dir():
-        return _call(read_plain_dir, p, **options)
+        return _call("plain", read_plain_dir, p, **options)
     elif (p / "sources").is_dir() and (p / "system-outputs").is_dir():
         return _mtme(p, **options)
     elif (p / "wmt12.RNK_results.csv").is_file():
         if "lp" not in options:
             raise OptionError("WMT12 needs a language pair: lp='de-en' (or cs-en, es-en, fr-en, en-cs, ...)")
-        return _call(read_wmt12, p, **options)
+        return _call("wmt12", read_wmt12, p, **options)
     elif (p / "Flickr8k.token.txt").is_file():
-        return _call(read_flickr8k, p, **options)
+        return _call("flickr8k", read_flickr8k, p, **options)
     elif (p / "dstc7-task2-context.tsv").is_file():
-        return _call(read_dstc7, p, **options)
+        return _call("dstc7", read_dstc7, p, **options)
     elif any((p / f"{kind}.txt").is_file() for kind in CORRUPTION_KINDS):
-        return _call(read_mutt_testbed, p, **options)
-    raise InputError("unknown test-bed format", p, fix="give one of:\n" + KNOWN_FORMATS)
+        return _call("mutt", read_mutt_testbed, p, **options)
+    formats = "; ".join(line.strip().split("  ")[0] for line in KNOWN_FORMATS.splitlines())
+    raise InputError("unknown test-bed format", p, fix=f"give one of: {formats} (see docs/testbeds.md)")

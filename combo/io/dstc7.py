@@ -43,7 +43,8 @@ import re
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional
 
-from ..errors import InputError, OptionError
+from ..errors import InputError
+from ..options import Option, parse_options
 from ..testbed import Score, Segment, Testbed
 from .text import PathLike, parse_float, parse_int, read_lines, read_table
 
@@ -64,12 +65,22 @@ def copy_key(text: str) -> str:
     return key if key else _SPACE.sub("", text.lower())
 
 
+#: The reader's options (``--testbed-option KEY=VALUE``), typed; ``system_aliases`` (a mapping) is Python-only.
+OPTIONS = {
+    "remove_human_copy": Option(True, "leave out Human responses that copy one of the segment's references"),
+    "min_references": Option(1, "skip (and count) instances with fewer references", check=lambda v: v >= 1),
+    "human_system": Option("Human", "name of the human-response system"),
+}
+
+
 def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: int = 1,
                human_system: str = "Human",
                system_aliases: Optional[Mapping[str, str]] = None) -> Testbed:
     """DSTC7 Task 2 as a Testbed: one segment per instance with references (see module doc)."""
-    if not isinstance(min_references, int) or min_references < 1:
-        raise OptionError(f"min_references must be an integer >= 1, not {min_references!r}")
+    opts = parse_options("dstc7 test bed", OPTIONS, {"remove_human_copy": remove_human_copy,
+                                            "min_references": min_references, "human_system": human_system})
+    remove_human_copy, min_references, human_system = (opts["remove_human_copy"], opts["min_references"],
+                                                       opts["human_system"])
     aliases = dict(DEFAULT_ALIASES if system_aliases is None else system_aliases)
     base = Path(root)
 

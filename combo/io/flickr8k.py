@@ -26,7 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from ..errors import InputError, OptionError
+from ..errors import InputError
+from ..options import Option, parse_options
 from ..testbed import Score, Segment, Testbed
 from .text import PathLike, parse_float, parse_int, read_lines, split_fields
 
@@ -52,10 +53,18 @@ def read_captions(path: PathLike) -> Tuple[Dict[str, str], Dict[str, List[str]]]
     return captions, by_image
 
 
+#: The reader's options (``--testbed-option KEY=VALUE``), typed.
+OPTIONS = {
+    "judgments": Option("expert", "Flickr8k-Expert or Flickr8k-CrowdFlower judgments", choices=("expert", "crowd")),
+    "drop_own_captions": Option(True, "leave out a candidate caption that is one of the image's own references"),
+}
+
+
 def read_flickr8k(root: PathLike, judgments: str = "expert", drop_own_captions: bool = True) -> Testbed:
     """Flickr8k-Expert (``judgments="expert"``) or Flickr8k-CrowdFlower (``"crowd"``) as a Testbed."""
-    if judgments not in JUDGMENT_FILES:
-        raise OptionError(f"judgments must be 'expert' or 'crowd', not {judgments!r}")
+    opts = parse_options("flickr8k test bed", OPTIONS,
+                         {"judgments": judgments, "drop_own_captions": drop_own_captions})
+    judgments, drop_own_captions = opts["judgments"], opts["drop_own_captions"]
     base = Path(root)
     captions, by_image = read_captions(base / "Flickr8k.token.txt")
     split_of: Dict[str, str] = {}

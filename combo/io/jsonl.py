@@ -84,7 +84,17 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+def unique_keys(pairs):
+    """``object_pairs_hook`` refusing an object that gives one key twice (JSON would keep the last silently)."""
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=unique_keys)
 
 
 # -- writing -------------------------------------------------------------------
@@ -164,6 +174,9 @@ def read_jsonl(path: PathLike) -> Testbed:
             rec = _DECODER.decode(line)
         except ValueError as exc:
             raise InputError(f"invalid JSON ({exc})", path, lineno, fix="write one JSON object per line") from None
+        except RecursionError:
+            raise InputError("invalid JSON (nested too deeply)", path, lineno,
+                             fix="write one flat JSON object per line") from None
         kind = _check_record(rec, lineno, path)
         if kind in ("score", "system_score") and not _finite(rec["value"]):
             raise InputError(f"{kind} value {rec['value']!r} is not finite", path, lineno,
@@ -225,6 +238,9 @@ def read_jsonl(path: PathLike) -> Testbed:
                                  path, lineno, fix="judge only candidates given above")
             tb.scores.append(Score(system, seg, float(rec["value"]), rec["rater"], rec["aspect"]))
         else:  # preference
+            if rec["better"] == rec["worse"]:
+                raise InputError(f"preference of {rec['better']!r} over itself on segment {rec['segment']!r}",
+                                 path, lineno, fix="compare two different systems")
             for role in ("better", "worse"):
                 if seg not in tb.candidates.get(rec[role], ()):
                     raise InputError(f"preference names {rec[role]!r} on segment {rec['segment']!r}, "

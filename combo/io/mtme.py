@@ -129,8 +129,8 @@ def read_score_file(path: PathLike, level: str, n_segments: int, what: str = "sc
 def _references_used(references, ref_files: Dict[str, Path], ref_dir: Path, testset: str, lp: str) -> List[str]:
     if isinstance(references, str):
         references = [r.strip() for r in references.split(",") if r.strip()]
-        if references == ["all"]:
-            return sorted(ref_files)
+    if references is not None and list(references) == ["all"]:
+        return sorted(ref_files)
     if references is None:
         std = standard_reference(testset, lp)
         if std is not None and std in ref_files:

@@ -71,6 +71,10 @@ def read_lines(path: PathLike, *, allow_empty: bool = False, strip_bom: bool = F
                                  fix="convert the file to LF line endings, e.g. with dos2unix")
             raise InputError("carriage return (\\r) inside a line", path, _line_of(data, pos),
                              fix="remove carriage returns or convert the file to LF line endings")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError("NUL byte (\\x00) in the text: a binary file, or UTF-16/UTF-32 text", path,
+                         _line_of(data, nul), fix="give a UTF-8 text file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -150,11 +154,24 @@ def write_text_atomic(text: str, path) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError("output folder does not exist", str(folder), fix="create it first")
-    fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+    if target.is_dir():
+        raise InputError("is a folder, not a file", str(target), fix="give the path of a file to write")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+    except OSError as exc:
+        raise InputError(f"cannot write into this folder ({exc.strerror})", str(folder),
+                         fix="choose a writable place for the output") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise InputError(f"cannot write the file ({exc.strerror})", str(target),
+                         fix="choose a writable place for the output") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -239,13 +239,26 @@ def _is_constant(nan_off: np.ndarray) -> np.ndarray:
         return np.fmin.reduce(nan_off, axis=-1) == np.fmax.reduce(nan_off, axis=-1)
 
 
+def _unit_scale(x: np.ndarray) -> np.ndarray:
+    """Each row divided by its largest absolute value (rows of zeros unchanged)."""
+    top = np.max(np.abs(x), axis=-1, keepdims=True) if x.shape[-1] else np.ones(x.shape[:-1] + (1,))
+    return np.divide(x, top, out=np.zeros_like(x, dtype=np.float64), where=top > 0)
+
+
 def _pearson(x0, y0, weight, n) -> np.ndarray:
-    """Two-pass Pearson r over the judged entries (``x0``, ``y0`` zero elsewhere)."""
+    """Two-pass Pearson r over the judged entries (``x0``, ``y0`` zero elsewhere).
+
+    r is scale-invariant, so each row is divided by its largest magnitude before
+    and after centring (as scipy does): huge finite values (1e300) cannot overflow.
+    """
     k = np.maximum(n, 1)[..., None]
+    x0, y0 = _unit_scale(x0), _unit_scale(y0)
     dx = x0 - x0.sum(-1, keepdims=True) / k
     dx *= weight
+    dx = _unit_scale(dx)
     dy = y0 - y0.sum(-1, keepdims=True) / k
     dy *= weight
+    dy = _unit_scale(dy)
     sxy = np.einsum("...i,...i->...", dx, dy)
     sxx = np.einsum("...i,...i->...", dx, dx)
     syy = np.einsum("...i,...i->...", dy, dy)

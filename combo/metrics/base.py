@@ -21,39 +21,12 @@ texts (QUEEN's x(r', r'')) without re-analysing anything.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..errors import InputError, OptionError
-
-
-@dataclass(frozen=True)
-class Option:
-    """A declared metric option: default, accepted values and a one-line help."""
-
-    default: Any
-    help: str = ""
-    choices: Optional[Tuple[Any, ...]] = None
-    check: Optional[Callable[[Any], bool]] = None
-    short: Optional[str] = None  # key used in the signature (defaults to the option name)
-
-    def validate(self, metric: str, name: str, value: Any) -> Any:
-        if self.default is not None and isinstance(self.default, bool) and isinstance(value, str):
-            if value.lower() in ("1", "true", "yes"):
-                value = True
-            elif value.lower() in ("0", "false", "no"):
-                value = False
-        elif self.default is not None and isinstance(self.default, (int, float)) and isinstance(value, str):
-            try:
-                value = type(self.default)(value)
-            except ValueError:
-                raise OptionError(f"{metric}: option {name}={value!r} is not a number") from None
-        if self.choices is not None and value not in self.choices:
-            raise OptionError(f"{metric}: option {name}={value!r} must be one of {list(self.choices)}")
-        if self.check is not None and not self.check(value):
-            raise OptionError(f"{metric}: option {name}={value!r} is out of range ({self.help})")
-        return value
+from ..options import Option, parse_options
 
 
 class TextIndex:
@@ -88,8 +61,8 @@ class ReferencePairs:
         sizes = np.diff(ref_ptr)
         if np.any(sizes == 0):
             bad = np.flatnonzero(sizes == 0)
-            raise InputError(f"{metric}: segment {int(bad[0])} has no reference "
-                             f"({len(bad)} such segments)", fix="give every segment at least one reference")
+            raise InputError(f"{metric}: hypothesis {int(bad[0]) + 1} has no reference "
+                             f"({len(bad)} such hypotheses)", fix="give every segment at least one reference")
         pair_row = np.repeat(np.arange(len(hyp_ids), dtype=np.int64), sizes)
         n = max(n_texts, 1)
         keys, inverse = np.unique(hyp_ids[pair_row] * n + ref_ids, return_inverse=True)
@@ -156,12 +129,41 @@ def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
     for i, rs in enumerate(refs):
         if isinstance(rs, str):
             raise OptionError(f"refs[{i}] is a string; refs[i] must be the list of references of hyps[i]")
+    if _looks_like_streams(hyps, refs):
+        raise OptionError(
+            f"refs looks like sacreBLEU's stream layout (refs[j][i] = reference j of segment i): each of the "
+            f"{len(hyps)} hypotheses shares more words with the i-th entry of every reference list than with its "
+            "own list; refs[i] must be the list of references of hyps[i] (convert with combo.refs_from_streams)")
     if weights is not None:
         if len(weights) != len(refs):
             raise OptionError(f"{len(weights)} weight lists for {len(refs)} segments")
         for i, (ws, rs) in enumerate(zip(weights, refs)):
             if len(ws) != len(rs):
-                raise OptionError(f"segment {i}: {len(rs)} references but {len(ws)} weights")
+                raise OptionError(f"refs[{i}]: {len(rs)} references but {len(ws)} weights")
+
+
+def _looks_like_streams(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> bool:
+    """Whether a square reference layout (N segments, N references each) reads better as streams.
+
+    Only then are the two layouts indistinguishable by shape; the hypotheses decide: the mean word
+    overlap (Jaccard) of ``hyps[i]`` with ``refs[i][*]`` (per-segment reading) against ``refs[*][i]``
+    (stream reading). The layout is refused only when the stream reading fits strictly better for
+    every segment.
+    """
+    n = len(hyps)
+    if n < 2 or any(len(rs) != n for rs in refs):
+        return False
+    words = [set(h.split()) for h in hyps]
+
+    def overlap(i: int, texts) -> float:
+        out = 0.0
+        for t in texts:
+            w = set(t.split())
+            union = len(words[i] | w)
+            out += len(words[i] & w) / union if union else 0.0
+        return out / n
+
+    return all(overlap(i, [refs[j][i] for j in range(n)]) > overlap(i, refs[i]) for i in range(n))
 
 
 def refs_from_streams(streams: Sequence[Sequence[str]]) -> List[List[str]]:
@@ -193,14 +195,7 @@ class Metric:
     row_keyed: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
-        unknown = set(params) - set(self.options)
-        if unknown:
-            raise OptionError(f"{self.name}: unknown option(s) {sorted(unknown)}; "
-                              f"known: {sorted(self.options)}")
-        self.params: Dict[str, Any] = {}
-        for key, opt in self.options.items():
-            value = params.get(key, opt.default)
-            self.params[key] = opt.validate(self.name, key, value)
+        self.params: Dict[str, Any] = parse_options(self.name, self.options, params)
         self._post_init()
 
     def _post_init(self) -> None:
@@ -223,10 +218,7 @@ class Metric:
         from .. import __version__
         parts = [self.name]
         for key, opt in self.options.items():
-            v = self.params[key]
-            if isinstance(v, bool):
-                v = "yes" if v else "no"
-            parts.append(f"{opt.short or key}:{v}")
+            parts.append(f"{opt.short or key}:{opt.show(self.params[key])}")
         parts.append(f"impl:{self.implementation_version}")
         parts.append(f"version:{__version__}")
         return "|".join(parts)

@@ -351,9 +351,6 @@ class _TreeKernelMetric(PairwiseMetric, ConstituentMetric):
 
     def _post_init(self) -> None:
         ConstituentMetric._post_init(self)
-        for key in ("lam", "mu"):
-            if key in self.params:
-                self.params[key] = float(self.params[key])
         self._kernel = TreeKernel(self.kernel_kind, lam=self.params["lam"], mu=self.params.get("mu", 0.4))
 
     @property

@@ -439,7 +439,7 @@ class DependencyTreeKernel(DependencyTreeMetric):
     }
 
     def _post_init(self) -> None:
-        self._kernel = TreeKernel(self.params["kernel"], float(self.params["lam"]), float(self.params["mu"]))
+        self._kernel = TreeKernel(self.params["kernel"], self.params["lam"], self.params["mu"])
 
     def compare(self, analysis: List[Tree], hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return kernel_similarities(self._kernel, analysis, hyp, ref)

@@ -67,7 +67,7 @@ class DiscourseTreeKernel(PairwiseMetric):
     }
 
     def _post_init(self) -> None:
-        self._kernel = TreeKernel(self.params["kernel"], float(self.params["lam"]), float(self.params["mu"]))
+        self._kernel = TreeKernel(self.params["kernel"], self.params["lam"], self.params["mu"])
 
     @property
     def tree_variant(self) -> str:

@@ -188,7 +188,7 @@ class FileScores(ExternalScores):
     }
 
     def _post_init(self) -> None:
-        self.higher_is_better = bool(self.params["higher_is_better"])
+        self.higher_is_better = self.params["higher_is_better"]
 
     def describe(self) -> str:
         return f"scores:{self.params['file']}"

@@ -11,6 +11,7 @@ import pkgutil
 from typing import Any, Dict, List, Type
 
 from ..errors import OptionError
+from ..options import split_key_values
 from .base import Metric
 
 _REGISTRY: Dict[str, Type[Metric]] = {}
@@ -92,7 +93,8 @@ SHORTHAND = {"mtme": "metric", "scores": "file"}
 
 
 def parse_metric_spec(spec: str):
-    """Split ``"name:key=value,key=value"`` into the name and an options dict (values as strings).
+    """Split ``"name:key=value,key=value"`` into the name and an options dict (values as strings; a key given
+    twice is an error).
 
     ``mtme:NAME`` and ``scores:FILE`` (no ``=``) stand for ``mtme:metric=NAME`` and ``scores:file=FILE``.
     """
@@ -102,11 +104,7 @@ def parse_metric_spec(spec: str):
     if key is not None and rest and "=" not in rest:
         return name.strip(), {key: rest.strip()}
     if rest:
-        for item in rest.split(","):
-            key, eq, value = item.partition("=")
-            if not eq or not key.strip():
-                raise OptionError(f"metric spec {spec!r}: expected key=value, got {item!r}")
-            opts[key.strip()] = value.strip()
+        opts = split_key_values(f"metric spec {spec!r}", rest.split(","))
     return name.strip(), opts
 
 

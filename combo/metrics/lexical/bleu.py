@@ -147,16 +147,14 @@ class BLEU(Metric):
     options = {
         "max_order": Option(4, "largest n-gram order", check=lambda v: isinstance(v, int) and 1 <= v <= 9, short="n"),
         "smooth": Option("exp", "smoothing method", choices=tuple(SMOOTH_DEFAULTS)),
-        "smooth_value": Option(None, "value for floor / add-k (default 0.1 / 1)",
-                               check=lambda v: v is None or float(v) >= 0, short="sv"),
+        "smooth_value": Option(None, "value for floor / add-k (default 0.1 / 1)", type="float",
+                               check=lambda v: v is None or v >= 0, short="sv"),
         "tokenize": Option("13a", "tokenizer", choices=tuple(TOKENIZERS), short="tok"),
         "lowercase": Option(False, "lowercase before tokenizing", short="lc"),
         "effective_order": Option(True, "segment level: average only orders the hypothesis has", short="eff"),
     }
 
     def _post_init(self) -> None:
-        if isinstance(self.params["smooth_value"], str):
-            self.params["smooth_value"] = float(self.params["smooth_value"])
         self._tokenizer = get_tokenizer(self.params["tokenize"])
 
     def tokens(self, texts: Sequence[str]):

@@ -80,9 +80,6 @@ class CIDErD(Metric):
                                      choices=("segments", "rows"), short="df"),
     }
 
-    def _post_init(self) -> None:
-        self.params["sigma"] = float(self.params["sigma"])
-
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         tokens = tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
         return NgramCounts(tokens, self.params["max_order"])

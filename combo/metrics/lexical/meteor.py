@@ -247,11 +247,11 @@ class METEOR(Metric):
     resources = ("wordnet",)  # only with the synonym module
     citation = "Banerjee & Lavie 2005, §2 (Fmean, fragmentation penalty); as nltk.translate.meteor_score"
     options = {
-        "alpha": Option(0.9, "weight of precision vs recall in Fmean", check=lambda v: 0.0 <= float(v) <= 1.0),
-        "beta": Option(3.0, "exponent of the fragmentation penalty", check=lambda v: float(v) >= 0.0),
-        "gamma": Option(0.5, "weight of the fragmentation penalty", check=lambda v: 0.0 <= float(v) <= 1.0),
+        "alpha": Option(0.9, "weight of precision vs recall in Fmean", check=lambda v: 0.0 <= v <= 1.0),
+        "beta": Option(3.0, "exponent of the fragmentation penalty", check=lambda v: v >= 0.0),
+        "gamma": Option(0.5, "weight of the fragmentation penalty", check=lambda v: 0.0 <= v <= 1.0),
         "modules": Option("exact,stem,synonym", "matching stages among exact, stem, synonym (comma- or +-separated)",
-                          check=lambda v: bool(parse_modules(v)), short="mod"),
+                          type="list", choices=MODULES, short="mod"),
         "synonyms_of": Option("stem", "after the stem stage, WordNet looks up the stem (NLTK) or the word",
                               choices=("stem", "word"), short="syn"),
         "tokenize": Option("none", "tokenizer (none: split on white space, NLTK's pre-tokenised input)",
@@ -262,8 +262,6 @@ class METEOR(Metric):
     def _post_init(self) -> None:
         self._modules = parse_modules(self.params["modules"])
         self.params["modules"] = ",".join(self._modules)
-        for key in ("alpha", "beta", "gamma"):
-            self.params[key] = float(self.params[key])
         self._tokenizer = get_tokenizer(self.params["tokenize"])
 
     def language_support(self) -> Tuple[Tuple[str, ...], str]:

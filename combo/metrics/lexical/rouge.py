@@ -286,7 +286,6 @@ class RougeBase(Metric):
     options = dict(_COMMON_OPTIONS)
 
     def _post_init(self) -> None:
-        self.params["beta"] = float(self.params["beta"])
         tok = self.params["tokenize"]
         self._tokenizer = rouge_tokens if tok == "rouge" else get_tokenizer(tok)
 
@@ -421,10 +420,6 @@ class RougeW(RougeBase):
                          check=lambda v: isinstance(v, (int, float)) and v >= 1, short="w"),
         **_COMMON_OPTIONS,
     }
-
-    def _post_init(self) -> None:
-        super()._post_init()
-        self.params["weight"] = float(self.params["weight"])
 
     def precision_recall(self, analysis, hyp, ref):
         w = self.params["weight"]

@@ -79,16 +79,16 @@ def tercom_tokens(text: str, normalized: bool = False, no_punct: bool = False,
     return tuple(text.split())
 
 
-def _is_bool(value) -> bool:
-    return isinstance(value, (bool, np.bool_))
-
-
 class TerAnalysis(NamedTuple):
     """Distinct texts as word-id sequences; identical token sequences share one id."""
 
     sequences: List[np.ndarray]  # word ids of each distinct token sequence
     sequence_of_text: np.ndarray  # text index -> sequence index
     lengths: np.ndarray  # words per sequence
+
+
+#: Longest hypothesis or reference TER scores (words after tokenisation); see TER.statistics.
+MAX_WORDS = 10_000
 
 
 @register("ter")
@@ -106,13 +106,11 @@ class TER(Metric):
     citation = ("Snover et al. 2006, A Study of Translation Edit Rate with Targeted Human Annotation, "
                 "§2 eq. 1: TER = #edits / average #reference words")
     options = {
-        "normalized": Option(False, "Tercom normalisation: XML entities, punctuation split (true/false)",
-                             check=_is_bool, short="norm"),
-        "no_punct": Option(False, "remove punctuation (true/false)", check=_is_bool, short="nopunct"),
+        "normalized": Option(False, "Tercom normalisation: XML entities, punctuation split (true/false)", short="norm"),
+        "no_punct": Option(False, "remove punctuation (true/false)", short="nopunct"),
         "asian_support": Option(False, "CJK: split characters (with normalized), drop CJK punctuation "
-                                       "(with no_punct) (true/false)", check=_is_bool, short="asian"),
-        "case_sensitive": Option(False, "keep case; default lowercase (true/false)", check=_is_bool,
-                                 short="case"),
+                                       "(with no_punct) (true/false)", short="asian"),
+        "case_sensitive": Option(False, "keep case; default lowercase (true/false)", short="case"),
     }
 
     def tokens(self, texts: Sequence[str]) -> List[Tuple[str, ...]]:
@@ -143,10 +141,15 @@ class TER(Metric):
         stats = np.zeros((rows, 2), dtype=np.float64)
         if rows == 0:
             return stats
+        longest = int(analysis.lengths.max()) if len(analysis.lengths) else 0
+        if longest > MAX_WORDS:
+            raise InputError(f"TER: a text of {longest:,} words; TER's shift search grows with the square of the "
+                             f"length (8,000 words take 14 s, 16,000 a minute), so texts are limited to "
+                             f"{MAX_WORDS:,} words", fix="split the text into sentences, or score it with BLEU or chrF")
         sizes = np.diff(ref_ptr)
         empty = np.flatnonzero(sizes == 0)
         if len(empty):
-            raise InputError(f"TER: segment {int(empty[0])} has no reference ({len(empty)} such segments)",
+            raise InputError(f"TER: hypothesis {int(empty[0]) + 1} has no reference ({len(empty)} such hypotheses)",
                              fix="give every segment at least one reference (an empty string is allowed)")
         pair_row = np.repeat(np.arange(rows), sizes)
         hyp_seq = analysis.sequence_of_text[hyp_ids][pair_row]
