@@ -144,6 +144,33 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
     return out
 
 
+def _set_backend(ctx, param, value) -> None:
+    """``--backend`` / ``--scheduler``: where parallel work runs (combo.parallel.config)."""
+    from .parallel import config
+
+    if param.name == "backend" and value is not None:
+        ctx.meta["combo.backend"] = value
+    if param.name == "scheduler" and value is not None:
+        ctx.meta["combo.scheduler"] = value
+    backend, scheduler = ctx.meta.get("combo.backend"), ctx.meta.get("combo.scheduler")
+    if backend is not None and (backend == "local" or scheduler is not None or param.name == "scheduler"):
+        config(backend=backend, scheduler=scheduler)
+
+
+def scale_options(func):
+    """``--memory``, ``--backend`` and ``--scheduler``: the bounds and the place of large runs (docs/scale.md)."""
+    func = click.option("--scheduler", default=None, expose_value=False, is_eager=False, callback=_set_backend,
+                        metavar="ADDRESS", help="Dask scheduler address for --backend dask (tcp://host:8786).")(func)
+    func = click.option("--backend", type=click.Choice(["local", "dask"]), default=None, expose_value=False,
+                        callback=_set_backend,
+                        help="Run metrics, KING chunks and search candidates on local processes (--jobs) or on "
+                             "a Dask cluster (needs --scheduler; pip install 'combo-eval[dask]').")(func)
+    func = click.option("--memory", default="2G", show_default=True, metavar="SIZE",
+                        help="Memory budget (e.g. 2G, 500M): rows, text pairs and KING segments are processed in "
+                             "chunks that fit it; a budget too small for one segment is an error.")(func)
+    return func
+
+
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
@@ -153,13 +180,15 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--jobs", "-j", type=int, default=1, show_default=True, help="Metrics scored in parallel.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@scale_options
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
-          level: str, fmt: str, out: Optional[str], jobs: int, quiet: bool) -> None:
+          level: str, fmt: str, out: Optional[str], jobs: int, quiet: bool, memory: str) -> None:
     """Score every system of a test bed: system-level (corpus) or segment-level scores."""
     from .scoring import score_testbed
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
-    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty())
+    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty(),
+                          memory=memory)
     if fmt == "json":
         text = table.to_json() + "\n"
     else:
@@ -217,7 +246,7 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
 
 
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
-             cache, quiet, needs_refs):
+             cache, quiet, needs_refs, memory=None):
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
     from .combine.queen import min_references
     from .evaluate import LIKENESS
@@ -252,9 +281,9 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     progress = not quiet and sys.stderr.isatty()
     if needs_refs:
         table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
-                                            cache_dir=cache)
+                                            cache_dir=cache, memory=memory)
     else:
-        table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache), None
+        table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache, memory=memory), None
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
     return tb, table, refs, notes
@@ -283,10 +312,13 @@ def search_options(func):
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
         click.option("--quiet", "-q", is_flag=True),
+        click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
+                     help="KING from S held-out references per segment with more (drawn with --seed): an unbiased "
+                          "estimate with a 95% sampling interval, for segments too large for the exact count."),
     ]
     for opt in reversed(options):
         func = opt(func)
-    return testbed_options(func)
+    return scale_options(testbed_options(func))
 
 
 @main.command()
@@ -299,15 +331,18 @@ def search_options(func):
               default="greedy", show_default=True)
 @click.option("--beam-width", type=int, default=5, show_default=True)
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width):
+           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
+           beam_width):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen")
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
+                                      memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties)
+                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
+                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
@@ -340,7 +375,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 @click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples):
+             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criteria, combos,
+             n_resamples):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator
 
@@ -355,9 +391,10 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     needs_refs = any(c in LIKENESS for c in crits) or "queen" in schemes
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, likeness, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties)
+                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
+                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
     rows = []
     entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
     entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]

@@ -100,6 +100,8 @@ class TER(Metric):
     Lower is better.
     """
 
+    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+
     family = "lexical"
     higher_is_better = False
     value_range = (0.0, float("inf"))  # edits can outnumber reference words
