@@ -53,7 +53,7 @@ class Budget:
 
     Shares of the budget (measured on DSTC7, see docs/scale.md): a quarter for
     the chunk of text pairs a metric scores at once (its statistics are up to
-    ~40 float64 per pair, plus the metric's intermediates), a quarter for the
+    ~40 float64 per pair, plus the sparse n-gram rows a metric gathers: chrF needs ~2.4 KB a pair), a quarter for the
     segments of QUEEN/KING prepared together, an eighth for one chunk of
     dominance bitsets; the rest is left to the analyses and the score arrays.
     """
@@ -64,7 +64,7 @@ class Budget:
     def of(cls, value: Union[None, int, float, str, "Budget"]) -> "Budget":
         return value if isinstance(value, Budget) else cls(parse_memory(value))
 
-    def pair_chunk(self, bytes_per_pair: int = 1024) -> int:
+    def pair_chunk(self, bytes_per_pair: int = 4096) -> int:
         """Text pairs (or rows) one metric scores per call."""
         return max(1024, self.bytes // 4 // bytes_per_pair)
 

@@ -146,14 +146,17 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
 
 def _set_backend(ctx, param, value) -> None:
     """``--backend`` / ``--scheduler``: where parallel work runs (combo.parallel.config)."""
-    from .parallel import config
+    from .parallel import config, reset
 
-    if param.name == "backend" and value is not None:
+    if param.name == "backend":
         ctx.meta["combo.backend"] = value
+        if value is None:
+            reset()  # each command starts local unless told (the setting is process-wide)
     if param.name == "scheduler" and value is not None:
         ctx.meta["combo.scheduler"] = value
     backend, scheduler = ctx.meta.get("combo.backend"), ctx.meta.get("combo.scheduler")
     if backend is not None and (backend == "local" or scheduler is not None or param.name == "scheduler"):
+        reset()
         config(backend=backend, scheduler=scheduler)
 
 

@@ -68,6 +68,12 @@ def config(backend: Optional[str] = None, scheduler: Optional[str] = None, timeo
     return _config
 
 
+def reset() -> Config:
+    """Back to local processes and no scheduler (each command line starts here)."""
+    _config.backend, _config.scheduler = "local", None
+    return _config
+
+
 def current() -> Config:
     return _config
 
