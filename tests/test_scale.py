@@ -183,3 +183,17 @@ def test_vectorised_reference_sets_equal_the_definition():
         got = reference_sets(ptr, ids)
         for a, b in zip(got, _reference_sets_by_dict(ptr, ids)):
             assert np.array_equal(a, np.asarray(b, dtype=np.int64))
+
+
+def test_ter_refuses_a_10_mb_line_at_once():
+    import time
+
+    from combo.errors import InputError
+    from combo.metrics.registry import get_metric
+
+    line = "word " * (2 * 1024 * 1024)  # 10 MB, 2 million words
+    ter = get_metric("ter")
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"row 0 has a text of 2,097,152 words.*split long lines"):
+        ter.statistics(ter.analyse([line, "a short reference"]), [0], [0, 1], [1])
+    assert time.perf_counter() - start < 30
