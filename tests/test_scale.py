@@ -96,7 +96,7 @@ def _testbed(ref, systems, n=150, extra_refs=0):
 def test_chunked_scoring_equals_one_call(wmt12_de_en):
     ref, systems = wmt12_de_en
     tb = _testbed(ref, systems, n=700)  # 2,800 rows: three chunks of 1,024 under a tiny budget
-    metrics = ["bleu", "chrf", "ter", "wer", "rouge-l", "nist"]
+    metrics = ["bleu", "chrf", "ter", "wer", "rouge-l", "gtm", "meteor", "nist"]
     whole = score_testbed(tb, metrics)
     chunked = score_testbed(tb, metrics, memory="1K")
     assert np.array_equal(whole.segment, chunked.segment)
@@ -106,7 +106,7 @@ def test_chunked_scoring_equals_one_call(wmt12_de_en):
 def test_chunked_reference_pairs_equal_one_call(wmt12_de_en):
     ref, systems = wmt12_de_en
     tb = _testbed(ref, systems, n=120, extra_refs=3)
-    metrics = ["bleu", "chrf", "rouge-l", "cider"]
+    metrics = ["bleu", "chrf", "rouge-l", "gtm", "meteor", "cider"]
     table, whole = score_with_references(tb, metrics)
     _, chunked = score_with_references(tb, metrics, memory="1K")
     assert np.array_equal(whole.ref_ref_values, chunked.ref_ref_values)
