@@ -166,7 +166,7 @@ def scale_options(func):
                         metavar="ADDRESS", help="Dask scheduler address for --backend dask (tcp://host:8786).")(func)
     func = click.option("--backend", type=click.Choice(["local", "dask"]), default=None, expose_value=False,
                         callback=_set_backend,
-                        help="Run metrics, KING chunks and search candidates on local processes (--jobs) or on "
+                        help="Run metrics and chunks of KING segments on local processes (--jobs) or on "
                              "a Dask cluster (needs --scheduler; pip install 'combo-eval[dask]').")(func)
     func = click.option("--memory", default="2G", show_default=True, metavar="SIZE",
                         help="Memory budget (e.g. 2G, 500M): rows, text pairs and KING segments are processed in "

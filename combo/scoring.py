@@ -131,9 +131,12 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     reference pairs); system scores sum the chunks' statistics.
     """
     metric.check_resources()
-    analysis = metric.analyse(list(texts))
     step = chunk if (chunk and metric.rows_independent) else None
     out = {}
+    if rows is not None and pairs is None and step is not None and len(row_system) > step:
+        out["rows"] = _row_scores_streamed(metric, texts, rows, row_system, n_systems, step)
+        return out
+    analysis = metric.analyse(list(texts))
     if rows is not None:
         out["rows"] = _row_scores(metric, analysis, rows, row_system, n_systems, step)
     if pairs is not None:
@@ -148,6 +151,36 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
                                                             analysis=analysis)
         out["pairs"] = (values,)
     return out
+
+
+def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_system: np.ndarray, n_systems: int,
+                         step: int):
+    """Like :func:`_row_scores`, but each chunk of rows analyses only its own texts, then lets them go.
+
+    Memory is bounded by a chunk of rows and its analysis, not by every distinct
+    text of the test bed. Exact for metrics whose rows are independent: their
+    analysis of a text does not depend on the other texts analysed with it.
+    A text used by rows of two chunks is analysed in both.
+    """
+    n_rows = len(row_system)
+    seg = np.empty(n_rows, dtype=np.float64)
+    sums = None
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        ptr = rows.ref_ptr[start:stop + 1]
+        ref_ids = rows.ref_ids[ptr[0]:ptr[-1]]
+        needed, local = np.unique(np.concatenate([rows.hyp_ids[start:stop], ref_ids]), return_inverse=True)
+        analysis = metric.analyse([texts[i] for i in needed])
+        n_hyp = stop - start
+        weights = None if rows.ref_weights is None else rows.ref_weights[ptr[0]:ptr[-1]]
+        stats = metric.statistics(analysis, local[:n_hyp], ptr - ptr[0], local[n_hyp:], weights)
+        seg[start:stop] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(n_hyp)
+        if sums is None:
+            sums = np.zeros((n_systems, stats.shape[1]))
+        np.add.at(sums, row_system[start:stop], stats)
+        del analysis, stats
+    sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
+    return seg, sysv
 
 
 def _row_scores(metric: Metric, analysis, rows: Rows, row_system: np.ndarray, n_systems: int,
