@@ -2,7 +2,8 @@
 and scaling exponents fitted over at least four sizes of segments, systems, references and metrics.
 
 For each row the script times combo and its peer (same process, same data,
-fresh metric objects, best of ``--repeat``) at each size, fits the exponent
+fresh metric objects, combo cold: no disk cache and its in-process analysis
+memo cleared before each of ``--repeat`` runs, the best kept) at each size, fits the exponent
 ``b`` of ``time ~ size^b`` by least squares on log-log scale, reports the
 peer/combo time ratio at the largest size, and combo's peak traced memory
 (``tracemalloc``, numpy allocations included) at the largest size. Plots
@@ -34,6 +35,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
+os.environ["COMBO_CACHE_DIR"] = ""  # no disk cache: every combo timing analyses its texts (cold)
 
 
 def load():
@@ -46,8 +48,12 @@ def load():
 
 
 def best(fn, repeat):
+    """Best of ``repeat`` cold runs: combo's in-process analysis memo is cleared before each (no disk cache)."""
+    from combo.features.layers import clear_memory
+
     times = []
     for _ in range(repeat):
+        clear_memory()
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
@@ -55,6 +61,9 @@ def best(fn, repeat):
 
 
 def peak_mb(fn):
+    from combo.features.layers import clear_memory
+
+    clear_memory()
     tracemalloc.start()
     fn()
     _, peak = tracemalloc.get_traced_memory()
