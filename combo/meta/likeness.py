@@ -29,6 +29,7 @@ that cannot be scored are counted in ``skipped`` with the reason.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -238,7 +239,13 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
             sample = np.sort(held_rng.choice(n, size=held_out, replace=False))
             out.estimated.append(i)
         plan[i] = (keep, sample)
-    chunks = [[i for i in chunk if i in plan] for chunk in segment_chunks(segments, budget.segment_bytes())]
+    # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share
+    chunk_bytes = budget.segment_bytes()
+    if jobs != 1:
+        workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 1)
+        total = sum(_segment_bytes(segments, i) for i in plan)
+        chunk_bytes = max(1, min(chunk_bytes // workers, total // (4 * workers) + 1))
+    chunks = [[i for i in chunk if i in plan] for chunk in segment_chunks(segments, chunk_bytes)]
     chunks = [c for c in chunks if c]
     options = (triples, higher_is_better, metric_names, ties, budget.bitset_words())
     tasks = [(segments, chunk, {i: plan[i] for i in chunk}, options) for chunk in chunks]
@@ -278,6 +285,11 @@ def _king_chunk(segments, chunk: Sequence[int], plan, options) -> List[Tuple[int
         seg_result.references = plan[i][0]
         out.append((i, seg_result))
     return out
+
+
+def _segment_bytes(segments, i: int) -> int:
+    m, n_cand, n = _shape(segments, i)
+    return 8 * m * (n_cand * n + n * n)
 
 
 def _shape(segments, i: int) -> Tuple[int, int, int]:
