@@ -84,6 +84,7 @@ def main() -> None:
     king(SyntheticSegments(small, args.metrics), memory=args.memory, jobs=args.jobs)
     out["exact_small"] = {"segments": len(small), "seconds": time.perf_counter() - t,
                           "words": work(small, args.metrics)}
+    print(json.dumps(out["exact_small"]), flush=True)
     rate = out["exact_small"]["words"] / out["exact_small"]["seconds"]
     out["exact_all_extrapolated_seconds"] = work(shapes, args.metrics) / rate
     t = time.perf_counter()
