@@ -206,6 +206,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     same for any ``jobs``, budget or backend.
     """
     from ..budget import Budget
+    from ..parallel import current as current_backend
     from ..parallel import run_tasks
 
     check_triples(triples)
@@ -240,23 +241,27 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
             out.estimated.append(i)
         plan[i] = (keep, sample)
     # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share
+    remote = current_backend().backend == "dask"  # on a cluster whatever ``jobs`` says
+    serial = jobs == 1 and not remote
     chunk_bytes = budget.segment_bytes()
-    if jobs != 1:
-        workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 1)
+    if not serial:
+        workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 2)
         total = sum(_segment_bytes(segments, i) for i in plan)
         chunk_bytes = max(1, min(chunk_bytes // workers, total // (4 * workers) + 1))
     chunks = [[i for i in chunk if i in plan] for chunk in segment_chunks(segments, chunk_bytes)]
     chunks = [c for c in chunks if c]
     options = (triples, higher_is_better, metric_names, ties, budget.bitset_words())
-    tasks = [(segments, chunk, {i: plan[i] for i in chunk}, options) for chunk in chunks]
+    # a fork pool shares ``segments`` copy-on-write; a Dask task carries only its own chunk's arrays
+    tasks = [({i: segments[i] for i in chunk} if remote else segments, chunk, {i: plan[i] for i in chunk}, options)
+             for chunk in chunks]
     weights = [sum(_cost(segments, i, held_out) for i in chunk) for chunk in chunks]
-    bar = _progress(sum(weights), progress) if jobs == 1 else None
+    bar = _progress(sum(weights), progress) if serial else None
     results = []
-    for task, w in zip(tasks, weights) if jobs == 1 else ():
+    for task, w in zip(tasks, weights) if serial else ():
         results.append(_king_chunk(*task))
         if bar is not None:
             bar.update(w)
-    if jobs != 1:
+    if not serial:
         results = run_tasks(_king_chunk, tasks, jobs, progress, "KING", weights=weights)
     if bar is not None:
         bar.close()
