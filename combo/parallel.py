@@ -96,33 +96,42 @@ def _run_forked(index: int):
 
 
 def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, progress: bool = False,
-              desc: str = "tasks", weights: Optional[Sequence[float]] = None) -> List[Any]:
+              desc: str = "tasks", weights: Optional[Sequence[float]] = None,
+              on_result: Optional[Callable[[int, Any], None]] = None) -> List[Any]:
     """``[func(*t) for t in tasks]``, in order, on the configured backend.
 
     ``weights`` (e.g. each task's expected cost) order the submissions
-    largest first, so the last task to finish is a small one.
+    largest first, so the last task to finish is a small one. ``on_result(i, result)``
+    is called in this process as soon as task ``i`` finishes (e.g. to store a
+    metric's scores before the others are done, so a killed run keeps them).
     """
     if _config.backend == "dask" and tasks:
         from .dask_backend import run_on_dask
 
-        return run_on_dask(func, tasks, _config, progress, desc)
+        results = run_on_dask(func, tasks, _config, progress, desc)
+        if on_result is not None:
+            for i, r in enumerate(results):
+                on_result(i, r)
+        return results
     if jobs is None or jobs == 0 or jobs < -1:
         raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
     workers = (os.cpu_count() or 1) if jobs == -1 else min(jobs, len(tasks))
     bar = _bar(len(tasks), progress, desc)
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         out = []
-        for t in tasks:
+        for i, t in enumerate(tasks):
             out.append(func(*t))
+            if on_result is not None:
+                on_result(i, out[-1])
             if bar is not None:
                 bar.update(1)
         if bar is not None:
             bar.close()
         return out
-    return _run_pool(func, tasks, workers, bar, weights)
+    return _run_pool(func, tasks, workers, bar, weights, on_result)
 
 
-def _run_pool(func, tasks, workers: int, bar, weights) -> List[Any]:
+def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[Any]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -137,7 +146,10 @@ def _run_pool(func, tasks, workers: int, bar, weights) -> List[Any]:
                                  initializer=_limit_threads) as pool:
             futures = {pool.submit(_run_forked, i): i for i in order}
             for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
+                i = futures[fut]
+                results[i] = fut.result()
+                if on_result is not None:
+                    on_result(i, results[i])
                 if bar is not None:
                     bar.update(1)
     except BrokenProcessPool as err:

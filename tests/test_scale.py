@@ -120,7 +120,9 @@ def _square(x):
 
 
 def test_parallel_tasks_keep_order_and_leave_no_worker():
-    assert run_tasks(_square, [(i,) for i in range(7)], jobs=2, weights=list(range(7))) == [i * i for i in range(7)]
+    seen = {}
+    out = run_tasks(_square, [(i,) for i in range(7)], jobs=2, weights=list(range(7)), on_result=seen.__setitem__)
+    assert out == [i * i for i in range(7)] and seen == dict(enumerate(out))
     assert multiprocessing.active_children() == []
 
 
