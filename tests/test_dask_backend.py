@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from combo.cli import main
 from combo.meta.likeness import king
 from combo.parallel import BackendError, config
-from combo.scoring import score_testbed, score_with_references
+from combo.scoring import score_with_references
 
 distributed = pytest.importorskip("distributed")
 
