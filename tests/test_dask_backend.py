@@ -22,7 +22,9 @@ def cluster():
 
 @pytest.fixture
 def on_dask(cluster):
-    config(backend="dask", scheduler=cluster.scheduler_address)
+    import combo
+
+    combo.config(backend="dask", scheduler=cluster.scheduler_address)
     yield cluster.scheduler_address
     config(backend="local")
 
