@@ -7,6 +7,7 @@ from .metrics import Metric, get_metric, list_metrics, refs_from_streams, regist
 from .io import load_testbed, read_jsonl, write_jsonl
 from .scoring import ScoreTable, score_testbed
 from .testbed import Preference, Score, Segment, Testbed
+from .parallel import config  # where parallel work runs: config(backend="dask", scheduler="tcp://host:8786")
 
 
 def load_model(path):
@@ -19,4 +20,5 @@ __all__ = [
     "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score", "ScoreTable",
     "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "load_model", "load_testbed", "read_jsonl",
     "refs_from_streams", "register", "score_testbed", "write_jsonl",
+    "config",
 ]

@@ -176,6 +176,36 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
     return out
 
 
+def _set_backend(ctx, param, value) -> None:
+    """``--backend`` / ``--scheduler``: where parallel work runs (combo.parallel.config)."""
+    from .parallel import config, reset
+
+    if param.name == "backend":
+        ctx.meta["combo.backend"] = value
+        if value is None:
+            reset()  # each command starts local unless told (the setting is process-wide)
+    if param.name == "scheduler" and value is not None:
+        ctx.meta["combo.scheduler"] = value
+    backend, scheduler = ctx.meta.get("combo.backend"), ctx.meta.get("combo.scheduler")
+    if backend is not None and (backend == "local" or scheduler is not None or param.name == "scheduler"):
+        reset()
+        config(backend=backend, scheduler=scheduler)
+
+
+def scale_options(func):
+    """``--memory``, ``--backend`` and ``--scheduler``: the bounds and the place of large runs (docs/scale.md)."""
+    func = click.option("--scheduler", default=None, expose_value=False, is_eager=False, callback=_set_backend,
+                        metavar="ADDRESS", help="Dask scheduler address for --backend dask (tcp://host:8786).")(func)
+    func = click.option("--backend", type=click.Choice(["local", "dask"]), default=None, expose_value=False,
+                        callback=_set_backend,
+                        help="Run metrics and chunks of KING segments on local processes (--jobs) or on "
+                             "a Dask cluster (needs --scheduler; pip install 'combo-eval[dask]').")(func)
+    func = click.option("--memory", default="2G", show_default=True, metavar="SIZE",
+                        help="Memory budget (e.g. 2G, 500M): rows, text pairs and KING segments are processed in "
+                             "chunks that fit it; a budget too small for one segment is an error.")(func)
+    return func
+
+
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
@@ -188,14 +218,16 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
 @click.option("--cache", type=click.Path(file_okay=False), default=None,
               help="Folder caching metric scores between runs (see docs/trust.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@scale_options
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
-          level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool) -> None:
+          level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool,
+          memory: str) -> None:
     """Score every system of a test bed: system-level (corpus) or segment-level scores."""
     from .scoring import score_testbed
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
     table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty(),
-                          cache_dir=cache)
+                          cache_dir=cache, memory=memory)
     if fmt == "json":
         text = table.to_json() + "\n"
     else:
@@ -254,7 +286,7 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
 
 
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
-             cache, quiet, needs_refs):
+             cache, quiet, needs_refs, memory=None):
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
     from .combine.queen import min_references
     from .evaluate import LIKENESS
@@ -299,9 +331,9 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     progress = not quiet and sys.stderr.isatty()
     if needs_refs:
         table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
-                                            cache_dir=cache)
+                                            cache_dir=cache, memory=memory)
     else:
-        table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache), None
+        table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache, memory=memory), None
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
     return tb, table, refs, notes
@@ -331,10 +363,13 @@ def search_options(func):
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
         click.option("--quiet", "-q", is_flag=True),
+        click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
+                     help="KING from S held-out references per segment with more (drawn with --seed): an unbiased "
+                          "estimate with a 95% sampling interval, for segments too large for the exact count."),
     ]
     for opt in reversed(options):
         func = opt(func)
-    return testbed_options(func)
+    return scale_options(testbed_options(func))
 
 
 @main.command()
@@ -349,17 +384,19 @@ def search_options(func):
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criterion, scheme, strategy, beam_width,
-           report_path):
+           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
+           beam_width, report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
     _check_report_possible(report_path)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen")
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
+                                      memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties)
+                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
+                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
@@ -404,8 +441,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, criteria, combos, n_resamples,
-             report_path):
+             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criteria, combos,
+             n_resamples, report_path):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
@@ -421,9 +458,10 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     needs_refs = any(c in LIKENESS for c in crits) or "queen" in schemes
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, likeness, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties)
+                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
+                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
     names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
     rows = evaluation_rows(names, qualities)
     if fmt == "json":

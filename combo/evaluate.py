@@ -95,11 +95,21 @@ class MetaEvaluator:
     def __init__(self, testbed: Testbed, table: ScoreTable, refs: Optional[ReferenceScores] = None,
                  aspect: Optional[str] = None, human_systems: Optional[Sequence[str]] = None,
                  triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None,
-                 king_ties: str = "count", include_human: bool = False):
+                 king_ties: str = "count", include_human: bool = False, held_out: Optional[int] = None,
+                 memory=None, seed: int = 0, progress: bool = False, jobs: int = 1):
+        from .budget import Budget
+        from .meta.likeness import check_held_out
+
+        check_held_out(held_out)
         self.testbed = testbed
         self.table = table
         self.refs = refs
         self.triples = triples
+        self.held_out = held_out  # KING from this many held-out references per segment (None: exact)
+        self.budget = Budget.of(memory)
+        self.seed = seed  # the held-out draws: the same for every metric set (paired comparisons)
+        self.progress = progress
+        self.jobs = jobs  # KING's chunks of segments in parallel (combo.parallel)
         self.king_ties = king_ties
         self.kendall_variant = kendall_variant
         self.kendall_ties = kendall_ties
@@ -193,8 +203,8 @@ class MetaEvaluator:
             return mean_rank(self.table.segment[subset], self.hib[subset]), 0
         if scheme == "queen":
             refs = self._need_refs("QUEEN")
-            segs = [(refs.cand_ref(i)[subset], refs.ref_ref(i)[subset]) for i in range(self.n_seg)]
-            res = queen_segments(segs, self.triples, higher_is_better=self.hib[subset])
+            segs = _SubsetSegments(refs, subset, None)
+            res = queen_segments(segs, self.triples, higher_is_better=self.hib[subset], memory=self.budget)
             out = np.full(len(self.table.row_system), np.nan)
             for i, vals in enumerate(res.values):
                 if vals is not None:
@@ -219,25 +229,35 @@ class MetaEvaluator:
         return self.refs
 
     # -- human likeness --------------------------------------------------------------------
-    def _segments_for_likeness(self):
+    def _automatic_rows(self):
+        """Per segment, which of its candidate rows are automatic (KING and ORANGE leave human systems out)."""
         if self._likeness_segments is None:
             refs = self._need_refs("KING")
             human = {self.table.systems.index(h) for h in self.human_systems}
-            segs = []
-            for i in range(self.n_seg):
-                rows = refs.rows(i)
-                auto = np.array([self.table.row_system[k] not in human for k in rows], dtype=bool)
-                segs.append((refs.cand_ref(i)[:, auto], refs.ref_ref(i)))
-            self._likeness_segments = segs
+            self._likeness_segments = [np.array([self.table.row_system[k] not in human for k in refs.rows(i)],
+                                                dtype=bool) for i in range(self.n_seg)]
         return self._likeness_segments
 
     def likeness(self, subset: Sequence[int], criterion: str = "king"):
-        """KING (higher better) or ORANGE (lower better) of the QUEEN combination of ``subset``."""
+        """KING (higher better) or ORANGE (lower better) of the QUEEN combination of ``subset``.
+
+        Segments are made from the reference scores one chunk at a time (memory
+        bounded by ``memory``); with ``held_out`` KING is an unbiased estimate
+        from that many held-out references per large segment, reported with its
+        standard error and 95% interval in the note.
+        """
         subset = list(subset)
-        segs = [(c[subset], r[subset]) for c, r in self._segments_for_likeness()]
-        res = king(segs, self.triples, higher_is_better=self.hib[subset], ties=self.king_ties)
+        segs = _SubsetSegments(self._need_refs("KING"), subset, self._automatic_rows())
+        res = king(segs, self.triples, higher_is_better=self.hib[subset], ties=self.king_ties,
+                   held_out=self.held_out, seed=self.seed, memory=self.budget, progress=self.progress,
+                   jobs=self.jobs)
         if criterion == "king":
             ties = f"{res.ties} references tied with the best candidate"
+            if res.estimated:
+                low, high = res.interval()
+                ties = (f"estimate from {res.held_out} held-out references in {len(res.estimated)} segments "
+                        f"(standard error {res.stderr:.4f}, 95% sampling interval [{low:.4f}, {high:.4f}]); "
+                        + ties)
             return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
                            ties + (f"; {res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
                            "references and a candidate)" if res.n_skipped else ""),
@@ -364,6 +384,34 @@ class MetaEvaluator:
         q.low, q.high = res.low, res.high
         q.samples = res.samples if res.n_undefined == 0 else None
         return q
+
+
+class _SubsetSegments:
+    """The segments ``(cand_ref, ref_ref)`` of a metric subset, made on demand from :class:`ReferenceScores`.
+
+    QUEEN and KING index it one chunk at a time, so only a chunk of segments is
+    ever copied (``auto``: per segment, the candidate rows kept; None: all).
+    """
+
+    def __init__(self, refs: ReferenceScores, subset: Sequence[int], auto: Optional[List[np.ndarray]]):
+        self.refs, self.subset, self.auto = refs, list(subset), auto
+
+    def __len__(self) -> int:
+        return len(self.refs.ref_index)
+
+    def shape_of(self, i: int) -> Tuple[int, int, int]:
+        n_cand = len(self.refs.rows(i)) if self.auto is None else int(self.auto[i].sum())
+        return len(self.subset), n_cand, len(self.refs.ref_index[i])
+
+    def segment_bytes(self, i: int) -> int:
+        m, n_cand, n = self.shape_of(i)
+        return 8 * m * (n_cand * n + n * n)
+
+    def __getitem__(self, i: int) -> Tuple[np.ndarray, np.ndarray]:
+        cand = self.refs.cand_ref(i)
+        if self.auto is not None:
+            cand = cand[:, self.auto[i]]
+        return cand[self.subset], self.refs.ref_ref(i)[self.subset]
 
 
 def _acc_eq_per_item(metric: np.ndarray, human: np.ndarray, epsilon: float) -> np.ndarray:

@@ -124,46 +124,96 @@ def _rows_of(testbed: Testbed, systems: Sequence[str]):
 
 
 def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], row_system: np.ndarray,
-                  n_systems: int, pairs: Optional[tuple] = None) -> dict:
+                  n_systems: int, pairs: Optional[tuple] = None, chunk: Optional[int] = None) -> dict:
     """One analysis of ``texts``; from it the rows' segment and system scores and/or the pairs' scores.
 
     ``rows`` index a prefix of ``texts``; ``pairs`` is ``(left, right)`` text ids.
+    A metric whose rows are independent (``rows_independent``) computes the
+    statistics of at most ``chunk`` rows or pairs at a time, so their memory is
+    bounded by the chunk rather than by the test bed (DSTC7's 6.3 million
+    reference pairs); system scores sum the chunks' statistics.
     """
     metric.check_resources()
-    analysis = metric.analyse(list(texts))
+    step = chunk if (chunk and metric.rows_independent) else None
     out = {}
+    if rows is not None and pairs is None and step is not None and len(row_system) > step:
+        out["rows"] = _row_scores_streamed(metric, texts, rows, row_system, n_systems, step)
+        return out
+    analysis = metric.analyse(list(texts))
     if rows is not None:
-        stats = metric.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
-        out["rows"] = metric.row_and_system_scores(stats, row_system, n_systems)
+        out["rows"] = _row_scores(metric, analysis, rows, row_system, n_systems, step)
     if pairs is not None:
-        out["pairs"] = (metric.pairwise_scores(texts, pairs[0], pairs[1], analysis=analysis),)
+        left, right = pairs
+        if step is None or len(left) <= step:
+            values = metric.pairwise_scores(texts, left, right, analysis=analysis)
+        else:
+            values = np.empty(len(left), dtype=np.float64)
+            for start in range(0, len(left), step):
+                stop = start + step
+                values[start:stop] = metric.pairwise_scores(texts, left[start:stop], right[start:stop],
+                                                            analysis=analysis)
+        out["pairs"] = (values,)
     return out
 
 
-def _score_in_worker(supplied: dict, *task) -> dict:
-    """:func:`_score_metric` in a worker process, with the parent's supplied trees attached first."""
-    if supplied:
-        from .features.layers import restore_supplied
+def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_system: np.ndarray, n_systems: int,
+                         step: int):
+    """Like :func:`_row_scores`, but each chunk of rows analyses only its own texts, then lets them go.
 
-        restore_supplied(supplied)
-    return _score_metric(*task)
+    Memory is bounded by a chunk of rows and its analysis, not by every distinct
+    text of the test bed. Exact for metrics whose rows are independent: their
+    analysis of a text does not depend on the other texts analysed with it.
+    A text used by rows of two chunks is analysed in both.
+    """
+    n_rows = len(row_system)
+    seg = np.empty(n_rows, dtype=np.float64)
+    sums = None
+    for start in range(0, n_rows, step):
+        stop = min(start + step, n_rows)
+        ptr = rows.ref_ptr[start:stop + 1]
+        ref_ids = rows.ref_ids[ptr[0]:ptr[-1]]
+        needed, local = np.unique(np.concatenate([rows.hyp_ids[start:stop], ref_ids]), return_inverse=True)
+        analysis = metric.analyse([texts[i] for i in needed])
+        n_hyp = stop - start
+        weights = None if rows.ref_weights is None else rows.ref_weights[ptr[0]:ptr[-1]]
+        stats = metric.statistics(analysis, local[:n_hyp], ptr - ptr[0], local[n_hyp:], weights)
+        seg[start:stop] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(n_hyp)
+        if sums is None:
+            sums = np.zeros((n_systems, stats.shape[1]))
+        np.add.at(sums, row_system[start:stop], stats)
+        del analysis, stats
+    sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
+    return seg, sysv
 
 
-def _run(tasks: List[tuple], jobs: int, progress: bool) -> Iterator[dict]:
-    """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1``."""
-    if jobs != 1 and len(tasks) > 1:
-        from joblib import Parallel, delayed
+def _row_scores(metric: Metric, analysis, rows: Rows, row_system: np.ndarray, n_systems: int,
+                step: Optional[int]):
+    """Segment scores of every row and corpus scores of every system (summed statistics), ``step`` rows at a time."""
+    n_rows = len(row_system)
+    step = n_rows if not step else step
+    seg = np.empty(n_rows, dtype=np.float64)
+    sums = None
+    for start in range(0, max(n_rows, 1), max(step, 1)):
+        stop = min(start + step, n_rows)
+        ptr = rows.ref_ptr[start:stop + 1]
+        ref_ids = rows.ref_ids[ptr[0]:ptr[-1]]
+        weights = None if rows.ref_weights is None else rows.ref_weights[ptr[0]:ptr[-1]]
+        stats = metric.statistics(analysis, rows.hyp_ids[start:stop], ptr - ptr[0], ref_ids, weights)
+        seg[start:stop] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(stop - start)
+        if sums is None:
+            sums = np.zeros((n_systems, stats.shape[1]))
+        np.add.at(sums, row_system[start:stop], stats)
+        del stats
+    sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
+    return seg, sysv
 
-        from .features.layers import supplied_state
 
-        state = supplied_state()  # worker processes start without the trees supplied here
-        return Parallel(n_jobs=jobs, return_as="generator")(delayed(_score_in_worker)(state, *t) for t in tasks)
-    it = tasks
-    if progress and tasks:
-        from tqdm import tqdm
+def _run(tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics", on_result=None) -> List[dict]:
+    """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`);
+    ``on_result(i, result)`` runs as soon as task ``i`` is done (callers cache each metric then)."""
+    from .parallel import run_tasks
 
-        it = tqdm(tasks, desc="metrics", unit="metric", leave=False)
-    return (_score_metric(*t) for t in it)  # lazily: callers cache each metric as soon as it is scored
+    return run_tasks(_score_metric, tasks, jobs, progress, desc, on_result=on_result)
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
@@ -230,12 +280,17 @@ def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = F
 
 
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
-                  jobs: int = 1, progress: bool = False, cache_dir=None) -> ScoreTable:
+                  jobs: int = 1, progress: bool = False, cache_dir=None, memory=None) -> ScoreTable:
     """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"`` or instances).
 
     With ``cache_dir``, each metric's scores are stored under a key made of the
     test bed's texts and the metric's signature, and reused on the next run.
+    ``memory`` (a size such as ``"2G"``, default 2 GB) bounds the rows whose
+    statistics are held at once.
     """
+    from .budget import Budget
+
+    chunk = Budget.of(memory).pair_chunk()
     instances = metrics_for(testbed, metrics)
     if not all(m.row_keyed for m in instances):
         check_references(testbed)
@@ -250,10 +305,12 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         if k not in results:
             results[k] = cache.get(m)
     todo = [k for k in range(len(instances)) if results[k] is None]
-    fresh = _run([(instances[k], rows.texts, rows, row_system, n_sys) for k in todo], jobs, progress)
-    for k, r in zip(todo, fresh):
-        results[k] = r["rows"]
-        cache.put(instances[k], r["rows"])
+    def done(i: int, r: dict) -> None:  # cached at once: a killed run keeps the metrics it finished
+        results[todo[i]] = r["rows"]
+        cache.put(instances[todo[i]], r["rows"])
+
+    _run([(instances[k], rows.texts, rows, row_system, n_sys, None, chunk) for k in todo], jobs, progress,
+         on_result=done)
     return _table(testbed, metrics, instances, systems, row_system, row_segment,
                   [results[k] for k in range(len(instances))], signatures)
 
@@ -552,7 +609,9 @@ def _pair_plan(testbed: Testbed, systems: Sequence[str], row_system: np.ndarray,
 
 
 def _reference_table(plan: _PairPlan, metrics, instances, values, max_refs, seed) -> ReferenceScores:
-    values = np.vstack(values) if values else np.zeros((0, len(plan.left)))
+    """The per-metric pair scores laid out as :class:`ReferenceScores` (``values``: an array or a list of rows)."""
+    if not isinstance(values, np.ndarray):
+        values = np.vstack(values) if len(values) else np.zeros((0, len(plan.left)))
     n_cr = plan.cr_ptr[-1]
     return ReferenceScores(
         metrics=[_display_name(m, metrics[i]) for i, m in enumerate(instances)],
@@ -564,7 +623,7 @@ def _reference_table(plan: _PairPlan, metrics, instances, values, max_refs, seed
 
 def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[MetricLike],
                      max_refs: Optional[int] = None, seed: int = 0, jobs: int = 1,
-                     cache_dir=None) -> ReferenceScores:
+                     cache_dir=None, memory=None, progress: bool = False) -> ReferenceScores:
     """Score every candidate against each single reference, and every reference against the others.
 
     Each metric analyses the distinct texts once and scores all pairs from
@@ -575,23 +634,41 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     (:func:`score_with_references` gives the table and these scores from one
     analysis per metric.)
     """
+    from .budget import Budget
+
+    chunk = Budget.of(memory).pair_chunk()
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
     cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
-    values: List[Optional[np.ndarray]] = [None if (hit := cache.get(m)) is None else hit[0] for m in instances]
-    todo = [k for k, v in enumerate(values) if v is None]
+    values = np.empty((len(instances), len(plan.left)), dtype=np.float64)  # filled in place: no stacked copy
+    todo = []
+    for k, m in enumerate(instances):
+        hit = cache.get(m)
+        if hit is None:
+            todo.append(k)
+        else:
+            values[k] = hit[0]
     no_rows = np.zeros(0, np.int64)
-    fresh = _run([(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right)) for k in todo], jobs, False)
-    for k, r in zip(todo, fresh):
-        values[k] = r["pairs"][0]
-        cache.put(instances[k], r["pairs"])
+    def done(i: int, r: dict) -> None:
+        values[todo[i]] = r["pairs"][0]
+        cache.put(instances[todo[i]], r["pairs"])
+
+    _run([(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk) for k in todo],
+         jobs, progress, "reference pairs", on_result=done)
     return _reference_table(plan, metrics, instances, values, max_refs, seed)
 
 
 def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_refs: Optional[int] = None,
-                          seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None):
-    """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric."""
+                          seed: int = 0, jobs: int = 1, progress: bool = False, cache_dir=None, memory=None):
+    """:func:`score_testbed` and :func:`reference_scores` together, from ONE analysis of the texts per metric.
+
+    ``memory`` bounds the pairs (and rows) a metric scores at once; the pair
+    scores of all metrics are one preallocated array, 8 bytes per metric and pair.
+    """
+    from .budget import Budget
+
+    chunk = Budget.of(memory).pair_chunk()
     instances = metrics_for(testbed, metrics, pairs=True)
     check_references(testbed)
     systems = list(testbed.systems)
@@ -606,16 +683,25 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
                        [(len(row_system),), (n_sys,)])
     pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
     row_results = [row_cache.get(m) for m in instances]
-    pair_results = [pair_cache.get(m) for m in instances]
-    todo = [k for k in range(len(instances)) if row_results[k] is None or pair_results[k] is None]
+    values = np.empty((len(instances), len(plan.left)), dtype=np.float64)  # filled in place: no stacked copy
+    pair_done = []
+    for k, m in enumerate(instances):
+        hit = pair_cache.get(m)
+        if hit is not None:
+            values[k] = hit[0]
+        pair_done.append(hit is not None)
+    todo = [k for k in range(len(instances)) if row_results[k] is None or not pair_done[k]]
     tasks = [(instances[k], tid.texts, rows if row_results[k] is None else None, row_system, n_sys,
-              (plan.left, plan.right) if pair_results[k] is None else None) for k in todo]
-    for k, r in zip(todo, _run(tasks, jobs, progress)):
+              (plan.left, plan.right) if not pair_done[k] else None, chunk) for k in todo]
+    def done(i: int, r: dict) -> None:
+        k = todo[i]
         if "rows" in r:
             row_results[k] = r["rows"]
             row_cache.put(instances[k], r["rows"])
         if "pairs" in r:
-            pair_results[k] = r["pairs"]
+            values[k] = r["pairs"][0]
             pair_cache.put(instances[k], r["pairs"])
+
+    _run(tasks, jobs, progress, on_result=done)
     table = _table(testbed, metrics, instances, systems, row_system, row_segment, row_results)
-    return table, _reference_table(plan, metrics, instances, [p[0] for p in pair_results], max_refs, seed)
+    return table, _reference_table(plan, metrics, instances, values, max_refs, seed)

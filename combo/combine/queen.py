@@ -168,11 +168,10 @@ class _Grid:
             off = ii != jj
             ii, jj = ii[off], jj[off]
         self.i, self.j = ii, jj
-        one = np.uint64(1)
         self.word = ii * self.row_words + jj // 64
-        self.bit = np.left_shift(one, (jj % 64).astype(np.uint64))
+        self.bit_index = (jj % 64).astype(np.uint8)
         self.word_t = jj * self.row_words + ii // 64
-        self.bit_t = np.left_shift(one, (ii % 64).astype(np.uint64))
+        self.bit_index_t = (ii % 64).astype(np.uint8)
 
 
 def _dominance_chunks(thresholds: np.ndarray, ref_ref: np.ndarray, grid: _Grid, transposed: bool,
@@ -186,21 +185,24 @@ def _dominance_chunks(thresholds: np.ndarray, ref_ref: np.ndarray, grid: _Grid, 
     prefixes need no reordering.
     """
     m, n_queries = thresholds.shape
-    pair_values = ref_ref[:, grid.i, grid.j]  # (m, pairs)
-    layouts = [(grid.word, grid.bit)] + ([(grid.word_t, grid.bit_t)] if transposed else [])
-    # per metric and layout: pairs sorted by (word, value), so that (word, first query) is sorted too
+    layouts = [(grid.word, grid.bit_index)] + ([(grid.word_t, grid.bit_index_t)] if transposed else [])
+    # per metric and layout: pairs sorted by (word, value), so that (word, first query) is sorted too;
+    # kept compact (uint16 words, uint8 bit positions): 11 bytes a pair, the bits made per chunk
     word_dtype = np.uint16 if grid.words <= 1 << 16 else np.int64  # uint16: stable sort is a radix sort
     sorted_pairs = []
     for k in range(m):
-        by_value = np.argsort(pair_values[k])
+        values = ref_ref[k, grid.i, grid.j]
+        by_value = np.argsort(values)
         per_layout = []
-        for word, bit in layouts:
+        for word, bit_index in layouts:
             order = by_value[np.argsort(word[by_value].astype(word_dtype), kind="stable")]
-            per_layout.append((pair_values[k][order], word[order], bit[order]))
+            per_layout.append((values[order], word[order].astype(word_dtype), bit_index[order]))
         sorted_pairs.append(per_layout)
     visit = np.argsort(thresholds[0], kind="stable")
-    # at least ~4 pair-arrays' worth of words per chunk so the O(pairs) set-up per chunk stays amortised
-    chunk = max(1, max_words // max(grid.words, 1), 4 * (len(grid.i) // max(grid.words, 1) + 1))
+    # at most max_words words per bitset array (several live at once), but at least ~4 pair-arrays'
+    # worth of words per chunk so the O(pairs) set-up per chunk stays amortised when memory allows
+    chunk = max(1, max_words // max(grid.words, 1))
+    chunk = max(chunk, min(4 * (len(grid.i) // max(grid.words, 1) + 1), 4 * chunk))
     for start in range(0, n_queries, chunk):
         queries = visit[start:start + chunk]
         size = len(queries)
@@ -215,15 +217,17 @@ def _dominance_chunks(thresholds: np.ndarray, ref_ref: np.ndarray, grid: _Grid, 
                 rank = np.empty(size, dtype=np.intp)
                 rank[order] = np.arange(size)
                 ts = t[order]
-            for li, (values, word, bit) in enumerate(sorted_pairs[k]):
+            for li, (values, word, bit_index) in enumerate(sorted_pairs[k]):
                 # pair p joins every query from the first (in threshold order) whose threshold >= its value
                 first = np.searchsorted(ts, values, side="left")
                 keep = first < size
-                flat = word[keep] * size + first[keep]  # non-decreasing
+                flat = word[keep].astype(np.int64) * size + first[keep]  # non-decreasing
                 inc = np.zeros(grid.words * size, dtype=np.uint64)
                 if flat.size:
                     starts = np.flatnonzero(np.concatenate(([True], flat[1:] != flat[:-1])))
-                    inc[flat[starts]] = np.bitwise_or.reduceat(bit[keep], starts)
+                    bits = np.left_shift(np.uint64(1), bit_index[keep].astype(np.uint64))
+                    inc[flat[starts]] = np.bitwise_or.reduceat(bits, starts)
+                    del bits
                 prefix = np.bitwise_or.accumulate(inc.reshape(grid.words, size), axis=1)
                 if rank is not None:
                     prefix = np.take(prefix, rank, axis=1)
@@ -265,7 +269,7 @@ def _diagonal_bits(bits: np.ndarray) -> np.ndarray:
 
 # -- QUEEN ------------------------------------------------------------------------------------
 
-def _bitset_queen_counts(cand: np.ndarray, refs: np.ndarray, triples: str) -> np.ndarray:
+def _bitset_queen_counts(cand: np.ndarray, refs: np.ndarray, triples: str, max_words: int = _MAX_WORDS) -> np.ndarray:
     """Triples won by each candidate of one prepared segment, by AND-ed prefix bitsets (large n_ref)."""
     m, n_cand, n = cand.shape
     counts = np.zeros(n_cand, dtype=np.int64)
@@ -273,7 +277,7 @@ def _bitset_queen_counts(cand: np.ndarray, refs: np.ndarray, triples: str) -> np
         return counts
     grid = _Grid(n, include_diagonal=triples == "independent")
     thresholds = cand.reshape(m, n_cand * n)  # query q = a * n + r
-    for q, d, _ in _dominance_chunks(thresholds, refs, grid, transposed=False):
+    for q, d, _ in _dominance_chunks(thresholds, refs, grid, transposed=False, max_words=max_words):
         np.add.at(counts, q // n, popcount(d).sum(axis=(0, 1), dtype=np.int64))
     if triples == "distinct":  # leave out the dominated pairs that contain r itself: (r, j) and (i, r)
         off = ~np.eye(n, dtype=bool)
@@ -323,21 +327,31 @@ def queen_naive(cand_ref, ref_ref, triples: str = "distinct",
 
 # -- leave one reference out (what KING and ORANGE need) ------------------------------------
 
-def _bitset_loo_counts(cand: np.ndarray, refs: np.ndarray, triples: str) -> Tuple[np.ndarray, np.ndarray]:
-    """Leave-one-out counts of one prepared segment by prefix bitsets (see :func:`leave_one_out_counts`)."""
+def _bitset_loo_counts(cand: np.ndarray, refs: np.ndarray, triples: str, held_out: Optional[np.ndarray] = None,
+                       max_words: int = _MAX_WORDS) -> Tuple[np.ndarray, np.ndarray]:
+    """Leave-one-out counts of one prepared segment by prefix bitsets (see :func:`leave_one_out_counts`).
+
+    ``held_out``: the references r0 whose own count is wanted (default all);
+    the others get ``ref_counts[r0] = -1``. The candidates' counts are always
+    computed for every r0 (they come from the same n_cand * n queries).
+    """
     m, n_cand, n = cand.shape
     cand_counts = np.zeros((n, n_cand), dtype=np.int64)
     ref_counts = np.zeros(n, dtype=np.int64)
     if n < 2 or triple_count(n - 1, triples) <= 0:
         return cand_counts, ref_counts
     grid = _Grid(n, include_diagonal=triples == "independent")
-    # queries: candidates (a, r) for every r, then references (r0, r) for r != r0
+    # queries: candidates (a, r) for every r, then references (r0, r) for r != r0 (r0 held out)
     off = ~np.eye(n, dtype=bool)
+    if held_out is not None:
+        ref_counts[:] = -1
+        ref_counts[held_out] = 0
+        off[np.setdiff1d(np.arange(n), held_out)] = False
     r0_idx, rr_idx = np.nonzero(off)
     thresholds = np.concatenate([cand.reshape(m, n_cand * n), refs[:, r0_idx, rr_idx]], axis=1)
     n_cand_queries = n_cand * n
     distinct = triples == "distinct"
-    for q, d, dt in _dominance_chunks(thresholds, refs, grid, transposed=True):
+    for q, d, dt in _dominance_chunks(thresholds, refs, grid, transposed=True, max_words=max_words):
         rows, cols = _row_counts(d), _row_counts(dt)
         total = rows.sum(axis=1)
         touch = rows + cols  # dominated pairs that contain s (the diagonal pair once)
@@ -455,7 +469,7 @@ def _batches(prepared: Sequence[Tuple[np.ndarray, np.ndarray]], method: str, loo
 
 
 def queen_counts_many(prepared: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
-                      method: str = "auto") -> List[np.ndarray]:
+                      method: str = "auto", max_words: int = _MAX_WORDS) -> List[np.ndarray]:
     """Triples won by each candidate, for prepared segments (see :func:`prepare_segment`), exactly.
 
     ``method``: ``"bitset"`` (prefix bitsets, for many references),
@@ -466,7 +480,7 @@ def queen_counts_many(prepared: Sequence[Tuple[np.ndarray, np.ndarray]], triples
     for idx, cand, refs in _batches(prepared, method, loo=False):
         if cand is None:
             c, r = prepared[idx[0]]
-            out[idx[0]] = _bitset_queen_counts(c, r, triples)
+            out[idx[0]] = _bitset_queen_counts(c, r, triples, max_words)
         else:
             for i, counts in zip(idx, _broadcast_queen_counts(cand, refs, triples)):
                 out[i] = counts
@@ -474,18 +488,23 @@ def queen_counts_many(prepared: Sequence[Tuple[np.ndarray, np.ndarray]], triples
 
 
 def leave_one_out_counts_many(prepared: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
-                              method: str = "auto") -> List[Tuple[np.ndarray, np.ndarray]]:
+                              method: str = "auto", held_out: Optional[Sequence[Optional[np.ndarray]]] = None,
+                              max_words: int = _MAX_WORDS) -> List[Tuple[np.ndarray, np.ndarray]]:
     """Triples won against ``R - {r0}`` for every held-out reference r0, for prepared segments.
 
     Per segment ``(cand_counts, ref_counts)``: ``cand_counts[r0, a]`` for
     candidate a and ``ref_counts[r0]`` for r0 itself (scored by
     ``x(r0, r) = ref_ref[:, r0, r]``); divide by ``triple_count(n_ref - 1)``.
+    ``held_out[i]`` (segments on the bitset path only) limits the references
+    whose own count is computed; the others get -1. ``max_words`` bounds one
+    chunk of bitsets (uint64 words per array).
     """
     out: List[Optional[Tuple[np.ndarray, np.ndarray]]] = [None] * len(prepared)
     for idx, cand, refs in _batches(prepared, method, loo=True):
         if cand is None:
             c, r = prepared[idx[0]]
-            out[idx[0]] = _bitset_loo_counts(c, r, triples)
+            keep = None if held_out is None else held_out[idx[0]]
+            out[idx[0]] = _bitset_loo_counts(c, r, triples, keep, max_words)
         else:
             cand_counts, ref_counts = _broadcast_loo_counts(cand, refs, triples)
             for j, i in enumerate(idx):
@@ -559,10 +578,37 @@ class QueenResult(SkippedSegments):
     triples: str = "distinct"
 
 
+def segment_bytes(cand_ref, ref_ref) -> int:
+    """Bytes of one segment's scores as float64 (what :func:`prepare_segment` holds for it)."""
+    return 8 * (int(np.prod(np.shape(cand_ref))) + int(np.prod(np.shape(ref_ref))))
+
+
+def segment_chunks(segments: Sequence[Tuple[np.ndarray, np.ndarray]], max_bytes: int) -> Iterator[List[int]]:
+    """Consecutive segment indices in chunks whose scores take at most ``max_bytes`` (at least one segment each).
+
+    QUEEN and KING prepare and count one chunk at a time, so memory is bounded
+    by the chunk, not by the test bed; segments of a chunk with the same shape
+    are still stacked into one call.
+    """
+    chunk: List[int] = []
+    size = 0
+    sized = getattr(segments, "segment_bytes", None)  # a lazy sequence can tell sizes without making arrays
+    for i in range(len(segments)):
+        b = sized(i) if sized is not None else segment_bytes(*segments[i])
+        if chunk and size + b > max_bytes:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(i)
+        size += b
+    if chunk:
+        yield chunk
+
+
 def prepare_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], need: int, what: str,
                      result: SkippedSegments, triples: str, higher_is_better, metric_names,
-                     max_refs: Optional[int], rng: np.random.Generator, require_candidates: bool = False):
-    """Check, sub-sample (``max_refs``) and prepare every segment that can be scored.
+                     max_refs: Optional[int], rng: np.random.Generator, require_candidates: bool = False,
+                     indices: Optional[Sequence[int]] = None):
+    """Check, sub-sample (``max_refs``) and prepare every segment that can be scored (or those in ``indices``).
 
     A segment with fewer than ``need`` references (or, with ``require_candidates``,
     no candidate) is recorded in ``result.skipped``; a sub-sampled one in
@@ -570,7 +616,8 @@ def prepare_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], need: in
     kept reference indices (None: all).
     """
     prepared, where, kept = [], [], []
-    for i, (cand_ref, ref_ref) in enumerate(segments):
+    for i in (range(len(segments)) if indices is None else indices):
+        cand_ref, ref_ref = segments[i]
         shape = np.shape(cand_ref)
         n = shape[-1]
         if n < need:
@@ -592,21 +639,29 @@ def prepare_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], need: in
 def queen_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
                    higher_is_better: Optional[Sequence[bool]] = None,
                    metric_names: Optional[Sequence[str]] = None,
-                   max_refs: Optional[int] = None, seed: Seed = None) -> QueenResult:
-    """QUEEN over a list of segments ``(cand_ref, ref_ref)`` with ragged n_cand and n_ref.
+                   max_refs: Optional[int] = None, seed: Seed = None, memory=None) -> QueenResult:
+    """QUEEN over a sequence of segments ``(cand_ref, ref_ref)`` with ragged n_cand and n_ref.
 
     Segments with fewer than :func:`min_references` references are skipped and
     listed in ``skipped`` with the reason. With ``max_refs=K`` a segment with
     more than K references uses K of them drawn uniformly without replacement
-    from ``np.random.default_rng(seed)`` (listed in ``sampled``).
+    from ``np.random.default_rng(seed)`` (listed in ``sampled``). Segments are
+    prepared and counted in chunks sized from ``memory`` (a :class:`combo.budget.Budget`
+    or a size such as ``"2G"``); ``segments`` may be any indexable sequence
+    that makes each segment's arrays when asked.
     """
+    from ..budget import Budget
+
     check_triples(triples)
     check_max_refs(max_refs, triples)
+    budget = Budget.of(memory)
     rng = np.random.default_rng(seed)
     need = min_references(triples)
     result = QueenResult(values=[None] * len(segments), triples=triples)
-    prepared, where, _ = prepare_segments(segments, need, "QUEEN", result, triples, higher_is_better,
-                                          metric_names, max_refs, rng)
-    for i, (cand, _), counts in zip(where, prepared, queen_counts_many(prepared, triples)):
-        result.values[i] = counts / triple_count(cand.shape[2], triples)
+    for chunk in segment_chunks(segments, budget.segment_bytes()):
+        prepared, where, _ = prepare_segments(segments, need, "QUEEN", result, triples, higher_is_better,
+                                              metric_names, max_refs, rng, indices=chunk)
+        for i, (cand, _), counts in zip(where, prepared,
+                                        queen_counts_many(prepared, triples, max_words=budget.bitset_words())):
+            result.values[i] = counts / triple_count(cand.shape[2], triples)
     return result

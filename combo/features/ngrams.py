@@ -95,19 +95,42 @@ def reference_sets(ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Tuple[np.ndarray
     share one set. Returns ``(row_set, set_ptr, set_ids)``: the set of each
     row, and the sets in CSR form.
     """
-    keys: Dict[Tuple[int, ...], int] = {}
-    row_set = np.empty(len(ref_ptr) - 1, dtype=np.int64)
-    set_ptr = [0]
-    set_ids: List[int] = []
-    for r in range(len(ref_ptr) - 1):
-        key = tuple(ref_ids[ref_ptr[r]:ref_ptr[r + 1]].tolist())
-        s = keys.get(key)
-        if s is None:
-            s = keys[key] = len(keys)
-            set_ids.extend(key)
-            set_ptr.append(len(set_ids))
-        row_set[r] = s
-    return row_set, np.asarray(set_ptr, dtype=np.int64), np.asarray(set_ids, dtype=np.int64)
+    ref_ptr = np.asarray(ref_ptr, dtype=np.int64)
+    ref_ids = np.asarray(ref_ids, dtype=np.int64)
+    sizes = np.diff(ref_ptr)
+    row_set = np.empty(len(sizes), dtype=np.int64)
+    # vectorised per set size (one sort each, no Python loop over rows: DSTC7's 6.3 million reference
+    # pairs are rows of one reference); sets are numbered in order of their first row, as a dict would
+    firsts, members, inverses, groups = [], [], [], []
+    for k in np.unique(sizes):
+        rows = np.flatnonzero(sizes == k)
+        if k == 0:
+            uniq, first, inv = np.zeros((1, 0), np.int64), np.zeros(1, np.int64), np.zeros(len(rows), np.int64)
+        elif k == 1:
+            flat, first, inv = np.unique(ref_ids[ref_ptr[rows]], return_index=True, return_inverse=True)
+            uniq = flat[:, None]
+        else:
+            mat = ref_ids[ref_ptr[rows][:, None] + np.arange(k)]
+            uniq, first, inv = np.unique(mat, axis=0, return_index=True, return_inverse=True)
+        firsts.append(rows[first])
+        members.append(uniq)
+        inverses.append(inv.ravel())
+        groups.append(rows)
+    if not firsts:
+        return row_set, np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    first_row = np.concatenate(firsts)
+    order = np.argsort(first_row, kind="stable")
+    number = np.empty(len(order), dtype=np.int64)
+    number[order] = np.arange(len(order))
+    offset = 0
+    for rows, inv, uniq in zip(groups, inverses, members):
+        row_set[rows] = number[offset + inv]
+        offset += len(uniq)
+    set_sizes = np.concatenate([np.full(len(u), u.shape[1], dtype=np.int64) for u in members])[order]
+    set_ptr = np.concatenate([[0], np.cumsum(set_sizes)]).astype(np.int64)
+    flat_sets = [row for u in members for row in u]  # one array per set, in the order of first_row
+    set_ids = (np.concatenate([flat_sets[j] for j in order]) if len(order) else np.zeros(0)).astype(np.int64)
+    return row_set, set_ptr, set_ids
 
 
 def group_max(matrix: sparse.csr_matrix, ptr: np.ndarray, ids: np.ndarray) -> sparse.csr_matrix:

@@ -29,6 +29,7 @@ that cannot be scored are counted in ``skipped`` with the reason.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -37,14 +38,17 @@ import numpy as np
 from ..combine.queen import (
     Seed,
     SkippedSegments,
+    _use_broadcast,
     check_max_refs,
     check_triples,
     leave_one_out_counts,
     leave_one_out_counts_many,
     min_references,
     prepare_segment,
-    prepare_segments,
     queen_naive,
+    restrict_references,
+    sample_references,
+    segment_chunks,
     triple_count,
 )
 from ..errors import InputError, OptionError
@@ -69,6 +73,9 @@ class KingSegment:
     human_like: np.ndarray  # (n_ref,) bool, the event KING counts
     ties: int  # references counted human-like only through a tie with the best candidate
     references: Optional[np.ndarray] = None  # indices of the references used when sub-sampled
+    held_out: Optional[np.ndarray] = None  # with a held-out sample: the references r the arrays above are for
+    credit: Optional[np.ndarray] = None  # (n_ref,) or (sample,) what each held-out reference adds (1, 1/2, 0)
+    population: int = 0  # references that could have been held out (n_ref)
 
 
 @dataclass
@@ -83,9 +90,24 @@ class KingResult(SkippedSegments):
     triples: str = "distinct"
     per_segment_field = "segments"
 
+    held_out: Optional[int] = None  # references held out per segment when estimated (None: exact)
+    estimated: List[int] = field(default_factory=list)  # segments whose KING is a held-out-sample estimate
+    stderr: float = 0.0  # standard error of ``value`` from the held-out sample (0 when exact)
+
     @property
     def ties(self) -> int:
         return sum(s.ties for s in self.segments if s is not None)
+
+    @property
+    def exact(self) -> bool:
+        return not self.estimated
+
+    def interval(self, confidence: float = 0.95) -> Tuple[float, float]:
+        """Normal interval for the exact KING of this test bed, from the held-out sample (a point when exact)."""
+        from scipy.stats import norm
+
+        half = float(norm.ppf(0.5 + confidence / 2)) * self.stderr
+        return self.value - half, self.value + half
 
 
 def king_segment(cand_ref, ref_ref, triples: str = "distinct",
@@ -110,16 +132,23 @@ def king_segment(cand_ref, ref_ref, triples: str = "distinct",
 
 
 def _king_from_counts(cand_counts: np.ndarray, ref_counts: np.ndarray, triples: str,
-                      ties: str = "count") -> KingSegment:
-    """KING of one segment from its leave-one-out counts (integers: ties are exact)."""
+                      ties: str = "count", held_out: Optional[np.ndarray] = None) -> KingSegment:
+    """KING of one segment from its leave-one-out counts (integers: ties are exact).
+
+    ``held_out``: only these references' events are counted (a uniform sample
+    of them gives an unbiased estimate of the segment's KING).
+    """
+    n = len(ref_counts)
+    total = triple_count(n - 1, triples)
+    if held_out is not None:
+        cand_counts, ref_counts = cand_counts[held_out], ref_counts[held_out]
     best = cand_counts.max(axis=1)
     human_like = ref_counts >= best
     tied = ref_counts == best
     credit = human_like.astype(float) - {"count": 0.0, "half": 0.5, "strict": 1.0}[ties] * tied
-    total = triple_count(len(ref_counts) - 1, triples)
     return KingSegment(king=float(credit.mean()), ref_queen=ref_counts / total,
                        cand_queen=cand_counts / total, human_like=human_like,
-                       ties=int((ref_counts == best).sum()))
+                       ties=int((ref_counts == best).sum()), held_out=held_out, credit=credit, population=n)
 
 
 def king_segment_naive(cand_ref, ref_ref, triples: str = "distinct",
@@ -137,10 +166,18 @@ def king_segment_naive(cand_ref, ref_ref, triples: str = "distinct",
     return wins / n
 
 
+def check_held_out(held_out: Optional[int]) -> None:
+    if held_out is None:
+        return
+    if isinstance(held_out, bool) or not isinstance(held_out, (int, np.integer)) or held_out < 2:
+        raise OptionError(f"held_out={held_out!r} must be an integer >= 2 (references held out per segment)")
+
+
 def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
          higher_is_better: Optional[Sequence[bool]] = None,
          metric_names: Optional[Sequence[str]] = None,
-         max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count") -> KingResult:
+         max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count",
+         held_out: Optional[int] = None, memory=None, progress: bool = False, jobs: int = 1) -> KingResult:
     """KING over segments ``(cand_ref, ref_ref)``, averaged over the segments that can be scored.
 
     ``ties`` as in :func:`king_segment` (default: the paper's ``>=``).
@@ -150,25 +187,162 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     skipped. With ``max_refs=K`` a segment with more references uses K drawn
     uniformly without replacement from ``np.random.default_rng(seed)``: an
     estimate, listed in ``sampled`` (see docs/queen-king.md for its error).
+
+    ``held_out=S`` (every reference kept): in a segment with more than S
+    references (counted by prefix bitsets, i.e. more than 16), KING's event is
+    evaluated for S held-out references drawn uniformly without replacement,
+    each exactly (its QUEEN and every candidate's against all the other
+    references). The segment's share is then an unbiased estimate of its
+    exact KING, and so is the mean (``estimated`` lists those segments;
+    ``stderr`` and :meth:`KingResult.interval` give its sampling error). The
+    cost of a segment falls from ``(n_cand + n) n^3`` to ``(n_cand + S) n^3``
+    bit operations; see docs/scale.md.
+
+    Segments are prepared and counted in chunks sized from ``memory`` (a
+    :class:`combo.budget.Budget` or a size such as ``"2G"``); a budget too
+    small for one segment is an :class:`OptionError`. ``jobs`` runs the chunks
+    in parallel (:func:`combo.parallel.run_tasks`, local processes or Dask):
+    every random draw is made first, in segment order, so the result is the
+    same for any ``jobs``, budget or backend.
     """
+    from ..budget import Budget
+    from ..parallel import current as current_backend
+    from ..parallel import run_tasks
+
     check_triples(triples)
     check_king_ties(ties)
     check_max_refs(max_refs, triples, extra=1)
+    check_held_out(held_out)
+    budget = Budget.of(memory)
     rng = np.random.default_rng(seed)
+    held_rng = np.random.default_rng(_held_out_seed(seed))
     need = min_references(triples) + 1
     per_segment = np.full(len(segments), np.nan)
     out = KingResult(value=float("nan"), per_segment=per_segment, segments=[None] * len(segments),
-                     triples=triples)
-    prepared, where, kept = prepare_segments(segments, need, "KING", out, triples, higher_is_better, metric_names,
-                                             max_refs, rng, require_candidates=True)
-    for i, keep, (cand, _), counts in zip(where, kept, prepared, leave_one_out_counts_many(prepared, triples)):
-        seg_result = _king_from_counts(*counts, triples, ties)
-        seg_result.references = keep
-        out.segments[i] = seg_result
-        per_segment[i] = seg_result.king
+                     triples=triples, held_out=held_out)
+    # every random draw first, in segment order, so any chunking or backend gives the same result
+    plan: Dict[int, Tuple[Optional[np.ndarray], Optional[np.ndarray]]] = {}
+    for i in range(len(segments)):
+        m, n_cand, n = _shape(segments, i)
+        if n < need:
+            out.skipped[i] = f"{n} references; KING with triples={triples!r} needs >= {need}"
+            continue
+        if n_cand == 0:
+            out.skipped[i] = "no candidates"
+            continue
+        keep = sample_references(n, max_refs, rng)
+        if keep is not None:
+            out.sampled.append(i)
+            n = len(keep)
+        budget.check_segment(n, m, i)
+        sample = None
+        if held_out is not None and n > held_out and not _use_broadcast(n, "auto"):
+            sample = np.sort(held_rng.choice(n, size=held_out, replace=False))
+            out.estimated.append(i)
+        plan[i] = (keep, sample)
+    # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share
+    remote = current_backend().backend == "dask"  # on a cluster whatever ``jobs`` says
+    serial = jobs == 1 and not remote
+    chunk_bytes = budget.segment_bytes()
+    if not serial:
+        workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 2)
+        total = sum(_segment_bytes(segments, i) for i in plan)
+        chunk_bytes = max(1, min(chunk_bytes // workers, total // (4 * workers) + 1))
+    chunks = [[i for i in chunk if i in plan] for chunk in segment_chunks(segments, chunk_bytes)]
+    chunks = [c for c in chunks if c]
+    options = (triples, higher_is_better, metric_names, ties, budget.bitset_words())
+    # a fork pool shares ``segments`` copy-on-write; a Dask task carries only its own chunk's arrays
+    tasks = [({i: segments[i] for i in chunk} if remote else segments, chunk, {i: plan[i] for i in chunk}, options)
+             for chunk in chunks]
+    weights = [sum(_cost(segments, i, held_out) for i in chunk) for chunk in chunks]
+    bar = _progress(sum(weights), progress) if serial else None
+    results = []
+    for task, w in zip(tasks, weights) if serial else ():
+        results.append(_king_chunk(*task))
+        if bar is not None:
+            bar.update(w)
+    if not serial:
+        results = run_tasks(_king_chunk, tasks, jobs, progress, "KING", weights=weights)
+    if bar is not None:
+        bar.close()
+    for chunk_result in results:
+        for i, seg_result in chunk_result:
+            out.segments[i] = seg_result
+            per_segment[i] = seg_result.king
     if out.n_used:
         out.value = float(np.nanmean(per_segment))
+        out.stderr = _held_out_stderr(out)
     return out
+
+
+def _king_chunk(segments, chunk: Sequence[int], plan, options) -> List[Tuple[int, KingSegment]]:
+    """KING of the segments ``chunk`` (one task: prepared together, small ones stacked)."""
+    triples, higher_is_better, metric_names, ties, max_words = options
+    prepared = []
+    for i in chunk:
+        keep = plan[i][0]
+        c, r = restrict_references(*segments[i], keep)
+        prepared.append(prepare_segment(c, r, triples, higher_is_better, metric_names, segment=i))
+    counts = leave_one_out_counts_many(prepared, triples, held_out=[plan[i][1] for i in chunk], max_words=max_words)
+    out = []
+    for i, c in zip(chunk, counts):
+        seg_result = _king_from_counts(*c, triples, ties, held_out=plan[i][1])
+        seg_result.references = plan[i][0]
+        out.append((i, seg_result))
+    return out
+
+
+def _segment_bytes(segments, i: int) -> int:
+    m, n_cand, n = _shape(segments, i)
+    return 8 * m * (n_cand * n + n * n)
+
+
+def _shape(segments, i: int) -> Tuple[int, int, int]:
+    """(metrics, candidates, references) of segment ``i``, without making its arrays when the sequence can tell."""
+    shape = segments.shape_of(i) if hasattr(segments, "shape_of") else np.shape(segments[i][0])
+    return (1,) * (3 - len(shape)) + tuple(int(x) for x in shape)
+
+
+def _held_out_seed(seed: Seed):
+    """The held-out draws' own stream, so that they leave the ``max_refs`` draws of ``seed`` unchanged."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return None if seed is None else [int(seed), 0x4B494E47]  # "KING"
+
+
+def _held_out_stderr(out: KingResult) -> float:
+    """Standard error of the mean of the segments' KING from their held-out samples.
+
+    A segment estimated from ``s`` of its ``n`` references drawn without
+    replacement contributes ``(1 - s/n) S^2 / s`` (``S^2``: sample variance of
+    the held-out credits, the unbiased estimate of the finite-population
+    variance; Cochran 1977, eq. 2.22); exact segments contribute 0. The mean
+    over ``N`` segments has variance ``sum / N^2``.
+    """
+    if not out.estimated:
+        return 0.0
+    var = 0.0
+    for i in out.estimated:
+        seg = out.segments[i]
+        s, n = len(seg.credit), seg.population
+        var += (1.0 - s / n) * float(np.var(seg.credit, ddof=1)) / s
+    return float(np.sqrt(var) / out.n_used)
+
+
+def _cost(segments, i: int, held_out: Optional[int]) -> float:
+    """Bit operations of segment ``i``'s leave-one-out counts (progress units and task order), from its shape."""
+    m, n_cand, n = _shape(segments, i)
+    queried = n if held_out is None else min(n, held_out)
+    return float(m) * (n_cand + queried) * n * max(n * n / 64.0, 1.0)
+
+
+def _progress(total: float, progress: bool):
+    if not progress or total <= 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="KING", leave=False, unit="op", unit_scale=True,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
 
 
 # -- ORANGE -------------------------------------------------------------------------------------

@@ -193,6 +193,9 @@ class Metric:
     implementation_version: ClassVar[str] = "1"
     #: scores are read per candidate (system, segment) of a test bed, not computed from text
     row_keyed: ClassVar[bool] = False
+    #: a row's statistics depend on that row's texts alone (no corpus-wide weights such as CIDEr's or
+    #: NIST's), so rows and text pairs may be scored in chunks (bounded memory) with the same result
+    rows_independent: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         self.params: Dict[str, Any] = parse_options(self.name, self.options, params)

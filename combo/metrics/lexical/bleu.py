@@ -140,6 +140,8 @@ class BLEU(Metric):
     ``sentence_bleu``). Scores are on a 0-1 scale (sacreBLEU's / 100).
     """
 
+    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+
     family = "lexical"
     higher_is_better = True
     citation = "Papineni et al. 2002; ΔBLEU: Galley et al. 2015, eq. 2"

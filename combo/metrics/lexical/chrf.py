@@ -200,6 +200,8 @@ class CHRF(Metric):
     statistics of its best-scoring reference (first on ties), as sacreBLEU.
     """
 
+    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+
     family = "lexical"
     higher_is_better = True
     layers = ("characters", "tokens")

@@ -154,6 +154,8 @@ class GTM(Metric):
     approximation of the maximum matching. Empty hypothesis or reference: 0.
     """
 
+    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+
     family = "lexical"
     higher_is_better = True
     citation = ("Turian, Shen & Melamed 2003 (MT Summit IX): size(M) = (sum_r |r|^e)^(1/e), "

@@ -242,6 +242,8 @@ class METEOR(Metric):
     (hypothesis, reference) pairs. Reference weights are ignored.
     """
 
+    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+
     family = "lexical"
     higher_is_better = True
     resources = ("wordnet",)  # only with the synonym module

@@ -281,6 +281,8 @@ _COMMON_OPTIONS = {
 class RougeBase(Metric):
     """Shared machinery of the ROUGE variants: tokens, best reference by F, ``[score, 1]`` statistics."""
 
+    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+
     family = "lexical"
     higher_is_better = True
     options = dict(_COMMON_OPTIONS)

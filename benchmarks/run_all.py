@@ -1,0 +1,213 @@
+"""Every scaling benchmark in one command: time ratios against peers measured in the same run, peak memory,
+and scaling exponents fitted over at least four sizes of segments, systems, references and metrics.
+
+For each row the script times combo and its peer (same process, same data,
+fresh metric objects, combo cold: no disk cache and its in-process analysis
+memo cleared before each of ``--repeat`` runs, the best kept) at each size, fits the exponent
+``b`` of ``time ~ size^b`` by least squares on log-log scale, reports the
+peer/combo time ratio at the largest size, and combo's peak traced memory
+(``tracemalloc``, numpy allocations included) at the largest size. Plots
+(log-log time against size, combo and peer) go to ``--plots``.
+
+Rows (WMT12 de-en, real lines; QUEEN on seeded scores):
+
+* segments (one system): BLEU, chrF, TER vs sacreBLEU 2.6; ROUGE-L vs
+  rouge-score; WER vs jiwer; METEOR vs NLTK (``--meteor``, needs WordNet);
+* systems (segments fixed): BLEU vs sacreBLEU, one corpus call per system;
+* references per segment: QUEEN (bitset count) vs the enumeration of triples;
+* metrics (segments fixed): ``score_testbed`` with 1 to 8 lexical metrics (no peer).
+
+Run: ``python benchmarks/run_all.py [--quick] [--plots docs/benchmarks] [--json out.json]``.
+Tree-kernel and tree-edit peers (naive kernels, zss) stay in bench_kernels.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+import tracemalloc
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+os.environ["COMBO_CACHE_DIR"] = ""  # no disk cache: every combo timing analyses its texts (cold)
+
+
+def load():
+    plain = DATA / "wmt12" / "plain"
+    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")[:3003]
+    systems = {}
+    for f in sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir()):
+        systems[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:3003]
+    return ref, systems
+
+
+def best(fn, repeat):
+    """Best of ``repeat`` cold runs: combo's in-process analysis memo is cleared before each (no disk cache)."""
+    from combo.features.layers import clear_memory
+
+    times = []
+    for _ in range(repeat):
+        clear_memory()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def peak_mb(fn):
+    from combo.features.layers import clear_memory
+
+    clear_memory()
+    tracemalloc.start()
+    fn()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 1024 ** 2
+
+
+def exponent(sizes, times):
+    return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+
+
+def combo_rows(metric, hyps_by_system, ref):
+    """combo over all systems' rows at once (as ``combo score``), from a fresh metric object."""
+    from combo.scoring import score_testbed
+    from combo.testbed import Segment, Testbed
+
+    n = len(ref)
+    tb = Testbed(name="bench", segments=[Segment(id=str(i), references=[ref[i]]) for i in range(n)],
+                 candidates={s: dict(enumerate(h[:n])) for s, h in hyps_by_system.items()})
+    metrics = metric if isinstance(metric, list) else [metric]
+    return lambda: score_testbed(tb, metrics)
+
+
+def peer_rows(metric, hyps_by_system, ref):
+    warnings.simplefilter("ignore")
+    if metric in ("bleu", "chrf", "ter"):
+        from sacrebleu.metrics import BLEU, CHRF, TER
+
+        cls = {"bleu": BLEU, "chrf": CHRF, "ter": TER}[metric]
+        return lambda: [cls().corpus_score(h[:len(ref)], [ref]) for h in hyps_by_system.values()]
+    if metric == "rouge-l":
+        from rouge_score import rouge_scorer
+
+        def run():
+            sc = rouge_scorer.RougeScorer(["rougeL"])
+            return [[sc.score(r, x) for r, x in zip(ref, h)] for h in hyps_by_system.values()]
+        return run
+    if metric == "wer":
+        import jiwer
+
+        return lambda: [jiwer.wer(ref, h[:len(ref)]) for h in hyps_by_system.values()]
+    if metric == "meteor":
+        from nltk.translate.meteor_score import meteor_score
+
+        return lambda: [[meteor_score([r.split()], x.split()) for r, x in zip(ref, h)]
+                        for h in hyps_by_system.values()]
+    raise ValueError(metric)
+
+
+PEERS = {"bleu": "sacreBLEU 2.6 BLEU", "chrf": "sacreBLEU 2.6 chrF", "ter": "sacreBLEU 2.6 TER",
+         "rouge-l": "rouge-score ROUGE-L", "wer": "jiwer WER", "meteor": "NLTK METEOR"}
+
+
+def row(name, dimension, peer, sizes, make_combo, make_peer, repeat):
+    combo_t, peer_t = [], []
+    for size in sizes:
+        combo_t.append(best(make_combo(size), repeat))
+        peer_t.append(best(make_peer(size), 1) if make_peer else float("nan"))
+    mem = peak_mb(make_combo(sizes[-1]))
+    out = {"benchmark": name, "dimension": dimension, "peer": peer, "sizes": sizes, "combo_s": combo_t,
+           "peer_s": peer_t, "ratio_at_largest": combo_t[-1] / peer_t[-1] if make_peer else None,
+           "exponent": exponent(sizes, combo_t),
+           "peer_exponent": exponent(sizes, peer_t) if make_peer else None, "peak_mb": mem}
+    print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in out.items()
+                      if k not in ("combo_s", "peer_s")}), flush=True)
+    return out
+
+
+def queen_pair(n_ref, n_cand=10, m=3, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.random((m, n_cand, n_ref)), rng.random((m, n_ref, n_ref))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller sizes")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--meteor", action="store_true", help="METEOR vs NLTK (needs NLTK_DATA with WordNet)")
+    ap.add_argument("--plots", default=None, help="folder for the log-log plots (PNG)")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    ref, systems = load()
+    one = dict(list(systems.items())[:1])
+    seg_sizes = [250, 500, 1000, 2000] if args.quick else [375, 750, 1500, 3003]
+    load_avg = os.getloadavg()[0]
+    rows = []
+    metrics = ["bleu", "chrf", "ter", "rouge-l", "wer"] + (["meteor"] if args.meteor else [])
+    for metric in metrics:
+        rows.append(row(metric, "segments", PEERS[metric], seg_sizes,
+                        lambda n, m=metric: combo_rows(m, one, ref[:n]),
+                        lambda n, m=metric: peer_rows(m, one, ref[:n]), args.repeat))
+    sys_sizes = [2, 4, 8, 16]
+    n_seg = 500 if args.quick else 1000
+    rows.append(row("bleu", "systems", PEERS["bleu"], sys_sizes,
+                    lambda k: combo_rows("bleu", dict(list(systems.items())[:k]), ref[:n_seg]),
+                    lambda k: peer_rows("bleu", dict(list(systems.items())[:k]), ref[:n_seg]), args.repeat))
+    from combo.combine.queen import queen, queen_naive
+
+    ref_sizes = [8, 16, 24, 32] if args.quick else [8, 16, 32, 48]
+    rows.append(row("queen", "references", "enumeration of triples", ref_sizes,
+                    lambda n: (lambda c=queen_pair(n): queen(*c)),
+                    lambda n: (lambda c=queen_pair(n): queen_naive(*c)), args.repeat))
+    lexical = ["bleu", "chrf", "ter", "wer", "per", "rouge-1", "rouge-l", "gtm"]
+    rows.append(row("score_testbed", "metrics", "-", [1, 2, 4, 8],
+                    lambda k: combo_rows(lexical[:k], one, ref[:n_seg]), None, args.repeat))
+    print()
+    print(f"load average at start {load_avg:.1f}, at end {os.getloadavg()[0]:.1f}")
+    print("| benchmark | grows with | sizes | peer | combo s (largest) | peer s (largest) | combo / peer | "
+          "exponent combo | exponent peer | peak MB |")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        ratio = "-" if r["ratio_at_largest"] is None else f"{r['ratio_at_largest']:.3f}"
+        pe = "-" if r["peer_exponent"] is None else f"{r['peer_exponent']:.2f}"
+        ps = "-" if r["ratio_at_largest"] is None else f"{r['peer_s'][-1]:.3f}"
+        print(f"| {r['benchmark']} | {r['dimension']} | {', '.join(map(str, r['sizes']))} | {r['peer']} | "
+              f"{r['combo_s'][-1]:.3f} | {ps} | {ratio} | {r['exponent']:.2f} | {pe} | {r['peak_mb']:.0f} |")
+    if args.plots:
+        plot(rows, Path(args.plots))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"load": load_avg, "rows": rows}, indent=1))
+
+
+def plot(rows, folder: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder.mkdir(parents=True, exist_ok=True)
+    dims = sorted({r["dimension"] for r in rows}, key=["segments", "systems", "references", "metrics"].index)
+    fig, axes = plt.subplots(1, len(dims), figsize=(4.2 * len(dims), 3.6))
+    for ax, dim in zip(np.atleast_1d(axes), dims):
+        for r in (r for r in rows if r["dimension"] == dim):
+            line, = ax.loglog(r["sizes"], r["combo_s"], "o-", label=f"combo {r['benchmark']} (b={r['exponent']:.2f})")
+            if r["peer_exponent"] is not None:
+                ax.loglog(r["sizes"], r["peer_s"], "x--", color=line.get_color(),
+                          label=f"{r['peer']} (b={r['peer_exponent']:.2f})")
+        ax.set_xlabel(dim)
+        ax.set_ylabel("seconds")
+        ax.legend(fontsize=6)
+        ax.grid(True, which="both", alpha=.3)
+    fig.tight_layout()
+    fig.savefig(folder / "scaling.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main()

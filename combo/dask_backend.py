@@ -1,0 +1,83 @@
+"""Running combo's tasks on a Dask cluster (``pip install 'combo-eval[dask]'``).
+
+:func:`combo.parallel.run_tasks` hands its task list here when the backend is
+``"dask"``: each task (a metric to score, a chunk of KING segments) is one
+``client.submit`` with pure arguments, and the results come back in task
+order, so a Dask run gives the same numbers as a local one to the last digit.
+What a task carries: the metric instance and the distinct texts it analyses
+(scoring), or a chunk's score arrays (KING). The analysis cache is per worker:
+a worker that shares the disk cache folder (``COMBO_CACHE_DIR`` on a shared
+file system) reuses analyses, otherwise it rebuilds them. Trees supplied with
+``--trees`` travel with each scoring task.
+
+Errors are one line (:class:`combo.parallel.BackendError`): a scheduler that
+cannot be reached within the timeout, a worker that dies mid-run, or dask
+missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Sequence
+
+from .errors import ResourceMissing
+from .parallel import BackendError, Config
+
+
+def _client(cfg: Config):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ResourceMissing("dask.distributed", "pip install 'combo-eval[dask]'") from None
+    try:
+        return Client(cfg.scheduler, timeout=cfg.timeout, set_as_default=False)
+    except (OSError, TimeoutError) as err:
+        raise BackendError(f"cannot reach the Dask scheduler at {cfg.scheduler} within {cfg.timeout:g} s "
+                           f"({type(err).__name__}). Fix: start one (dask scheduler; dask worker ADDRESS) or "
+                           "check --scheduler") from None
+
+
+def _call_with_trees(supplied: dict, func: Callable[..., Any], task: tuple):
+    """Run ``func(*task)`` on a worker after attaching the parent's supplied trees."""
+    if supplied:
+        from .features.layers import restore_supplied
+
+        restore_supplied(supplied)
+    return func(*task)
+
+
+def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg: Config, progress: bool = False,
+                desc: str = "tasks") -> List[Any]:
+    """``[func(*t) for t in tasks]`` on the cluster at ``cfg.scheduler``, in task order."""
+    from .features.layers import supplied_state
+
+    supplied = supplied_state()
+    client = _client(cfg)
+    try:
+        futures = [client.submit(_call_with_trees, supplied, func, t, pure=False, retries=0) for t in tasks]
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(futures), desc=f"{desc} (dask)", unit="task", leave=False)
+        results: List[Any] = [None] * len(futures)
+        for i, fut in enumerate(futures):  # in task order (all are already running on the cluster)
+            try:
+                results[i] = fut.result()
+            except Exception as err:  # noqa: BLE001 - a ComboError raised by the task stays itself
+                from .errors import ComboError
+
+                if isinstance(err, ComboError):
+                    raise
+                if type(err).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError",
+                                          "CancelledError"):
+                    raise BackendError(f"a Dask worker died while running {desc} ({type(err).__name__}); "
+                                       "nothing was written. Fix: give the workers more memory (--memory "
+                                       "lower, or dask worker --memory-limit higher) and run again") from None
+                raise
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        return results
+    finally:
+        client.close()

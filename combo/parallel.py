@@ -1,0 +1,170 @@
+"""Where independent tasks run: this process, worker processes, or a Dask cluster.
+
+Scoring runs one task per metric, KING and search one per chunk of segments or
+candidate set. :func:`run_tasks` runs a list of such tasks and returns their
+results in order, whatever the backend, so results are identical to a serial
+run to the last digit (every task is deterministic and nothing is reduced
+across workers in a different order).
+
+* ``jobs=1``: in this process, with a progress bar.
+* ``jobs>1`` (local backend): a ``fork``-started process pool opened for the
+  call and closed before it returns, so no worker outlives the command. The
+  tasks are left in a module variable before the fork and each worker reads
+  its task by index: nothing large is pickled on the way in (texts, analyses
+  and supplied trees are shared copy-on-write), only results come back. Each
+  worker's BLAS is limited to one thread so two workers do not fight over two
+  cores.
+* ``backend="dask"``: tasks go to the scheduler given by ``scheduler``
+  (``combo.config(backend="dask", scheduler="tcp://host:8786")`` or
+  ``--backend dask --scheduler ADDRESS``); see docs/scale.md.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, List, Optional, Sequence
+
+from .errors import ComboError, OptionError
+
+BACKENDS = ("local", "dask")
+
+
+class BackendError(ComboError):
+    """The parallel backend cannot run the work: unreachable scheduler, a worker that died."""
+
+
+@dataclass
+class Config:
+    """Process-wide execution settings (see :func:`config`)."""
+
+    backend: str = "local"
+    scheduler: Optional[str] = None  # Dask scheduler address, e.g. tcp://10.0.0.5:8786
+    timeout: float = 10.0  # seconds to reach the scheduler
+
+
+_config = Config()
+
+
+def config(backend: Optional[str] = None, scheduler: Optional[str] = None, timeout: Optional[float] = None) -> Config:
+    """Set (and return) where parallel work runs: ``config(backend="dask", scheduler="tcp://host:8786")``.
+
+    ``backend="local"`` (default) runs ``jobs`` worker processes on this
+    machine; ``"dask"`` sends every task to the Dask scheduler at ``scheduler``
+    (``jobs`` is then ignored: the cluster's workers decide).
+    """
+    if backend is not None:
+        if backend not in BACKENDS:
+            raise OptionError(f"backend={backend!r} must be one of {list(BACKENDS)}")
+        _config.backend = backend
+    if scheduler is not None:
+        _config.scheduler = scheduler
+    if timeout is not None:
+        _config.timeout = float(timeout)
+    if _config.backend == "dask" and not _config.scheduler:
+        raise OptionError("backend 'dask' needs a scheduler address (e.g. tcp://127.0.0.1:8786): "
+                          "--scheduler ADDRESS or combo.config(backend='dask', scheduler=...)")
+    return _config
+
+
+def reset() -> Config:
+    """Back to local processes and no scheduler (each command line starts here)."""
+    _config.backend, _config.scheduler = "local", None
+    return _config
+
+
+def current() -> Config:
+    return _config
+
+
+_TASKS: Optional[Sequence[tuple]] = None
+_FUNC: Optional[Callable[..., Any]] = None
+
+
+def _limit_threads() -> None:
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        pass
+
+
+def _run_forked(index: int):
+    return _FUNC(*_TASKS[index])
+
+
+def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, progress: bool = False,
+              desc: str = "tasks", weights: Optional[Sequence[float]] = None,
+              on_result: Optional[Callable[[int, Any], None]] = None) -> List[Any]:
+    """``[func(*t) for t in tasks]``, in order, on the configured backend.
+
+    ``weights`` (e.g. each task's expected cost) order the submissions
+    largest first, so the last task to finish is a small one. ``on_result(i, result)``
+    is called in this process as soon as task ``i`` finishes (e.g. to store a
+    metric's scores before the others are done, so a killed run keeps them).
+    """
+    if _config.backend == "dask" and tasks:
+        from .dask_backend import run_on_dask
+
+        results = run_on_dask(func, tasks, _config, progress, desc)
+        if on_result is not None:
+            for i, r in enumerate(results):
+                on_result(i, r)
+        return results
+    if jobs is None or jobs == 0 or jobs < -1:
+        raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
+    workers = (os.cpu_count() or 1) if jobs == -1 else min(jobs, len(tasks))
+    bar = _bar(len(tasks), progress, desc)
+    if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        out = []
+        for i, t in enumerate(tasks):
+            out.append(func(*t))
+            if on_result is not None:
+                on_result(i, out[-1])
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        return out
+    return _run_pool(func, tasks, workers, bar, weights, on_result)
+
+
+def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[Any]:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    global _TASKS, _FUNC
+    order = list(range(len(tasks)))
+    if weights is not None:
+        order.sort(key=lambda i: -weights[i])
+    results: List[Any] = [None] * len(tasks)
+    _TASKS, _FUNC = tasks, func
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                 initializer=_limit_threads) as pool:
+            futures = {pool.submit(_run_forked, i): i for i in order}
+            for fut in as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                if on_result is not None:
+                    on_result(i, results[i])
+                if bar is not None:
+                    bar.update(1)
+    except BrokenProcessPool as err:
+        raise BackendError(f"a worker process died ({err}); nothing was written. Fix: run again with fewer "
+                           "--jobs or a larger machine (a worker killed for memory is the usual cause)") from None
+    finally:
+        _TASKS, _FUNC = None, None
+        if bar is not None:
+            bar.close()
+    return results
+
+
+def _bar(total: int, progress: bool, desc: str):
+    if not progress or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="task", leave=False)

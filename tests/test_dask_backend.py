@@ -1,0 +1,94 @@
+"""The Dask backend: a LocalCluster on loopback with two workers gives the local run's results exactly."""
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from combo.cli import main
+from combo.meta.likeness import king
+from combo.parallel import BackendError, config
+from combo.scoring import score_with_references
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                  processes=True) as c:
+        yield c
+    config(backend="local")
+
+
+@pytest.fixture
+def on_dask(cluster):
+    import combo
+
+    combo.config(backend="dask", scheduler=cluster.scheduler_address)
+    yield cluster.scheduler_address
+    config(backend="local")
+
+
+def _example():
+    from combo.cli import _load_testbed
+
+    return _load_testbed("example")
+
+
+def test_scoring_and_reference_scores_equal_the_local_run(on_dask):
+    tb = _example()
+    metrics = ["bleu", "chrf", "ter", "rouge-l"]
+    remote = score_with_references(tb, metrics, jobs=2)
+    config(backend="local")
+    local = score_with_references(tb, metrics)
+    assert np.array_equal(remote[0].segment, local[0].segment)
+    assert np.array_equal(remote[0].system, local[0].system)
+    assert np.array_equal(remote[1].ref_ref_values, local[1].ref_ref_values)
+
+
+def test_king_chunks_equal_the_local_run(on_dask):
+    rng = np.random.default_rng(0)
+    segs = [(rng.integers(0, 5, (2, 3, n)).astype(float), rng.integers(0, 5, (2, n, n)).astype(float))
+            for n in (4, 6, 20, 25, 5)]
+    remote = king(segs, jobs=2, held_out=4, seed=1, memory="256K")
+    config(backend="local")
+    local = king(segs, held_out=4, seed=1)
+    assert np.array_equal(remote.per_segment, local.per_segment) and remote.stderr == local.stderr
+
+
+def test_cli_commands_on_dask_equal_local(cluster):
+    runner = CliRunner()
+    for args in (["score", "--testbed", "example", "-m", "bleu,chrf", "--level", "segment", "-q"],
+                 ["search", "--testbed", "example", "-m", "chrf", "-m", "bleu", "-m", "rouge-l", "-q",
+                  "--format", "json", "-j", "2"],
+                 ["evaluate", "--testbed", "example", "-m", "chrf", "-m", "bleu", "--criteria", "king,r_snt",
+                  "--combine", "queen", "--bootstrap", "50", "-q", "-j", "2"]):
+        local = runner.invoke(main, args)
+        remote = runner.invoke(main, args + ["--backend", "dask", "--scheduler", cluster.scheduler_address])
+        assert local.exit_code == 0 and remote.exit_code == 0, (local.output, remote.output)
+        assert remote.stdout == local.stdout
+
+
+def test_unreachable_scheduler_is_one_line_exit_2():
+    res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu,chrf", "-q", "--backend", "dask",
+                                    "--scheduler", "tcp://127.0.0.1:9"])
+    assert res.exit_code == 2
+    assert "cannot reach the Dask scheduler" in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_dask_without_a_scheduler_is_refused():
+    res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-q", "--backend", "dask"])
+    assert res.exit_code == 2 and "needs a scheduler address" in res.output
+
+
+def test_a_worker_that_dies_is_one_clear_error(on_dask):
+    from combo.parallel import run_tasks
+
+    with pytest.raises(BackendError, match="worker died"):
+        run_tasks(_die, [(1,), (2,)], jobs=2)
+
+
+def _die(x):
+    import os
+
+    os._exit(3)

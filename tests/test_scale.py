@@ -1,0 +1,201 @@
+"""Bounded memory and parallel work: budgets, chunked scoring, held-out KING, worker processes."""
+
+import multiprocessing
+import os
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from combo.budget import Budget, parse_memory
+from combo.cli import main
+from combo.combine.queen import _bitset_loo_counts, leave_one_out_counts, prepare_segment
+from combo.errors import OptionError
+from combo.meta.likeness import king
+from combo.parallel import run_tasks
+from combo.scoring import reference_scores, score_testbed, score_with_references
+from combo.testbed import Segment, Testbed
+
+
+def _segment(rng, n_ref, n_cand=3, m=2, levels=6):
+    """Scores on a coarse grid, so ties (the hard case for exact counts) are frequent."""
+    cand = rng.integers(0, levels, size=(m, n_cand, n_ref)).astype(float)
+    refs = rng.integers(0, levels, size=(m, n_ref, n_ref)).astype(float)
+    return cand, refs
+
+
+def test_parse_memory_sizes_and_refusals():
+    assert parse_memory("2G") == 2 * 1024 ** 3 == parse_memory(None)
+    assert parse_memory("500M") == 500 * 1024 ** 2
+    assert parse_memory("1.5GB") == int(1.5 * 1024 ** 3)
+    for bad in ("lots", "-1G", "0", "2X"):
+        with pytest.raises(OptionError):
+            parse_memory(bad)
+
+
+def test_held_out_counts_equal_the_exact_counts_of_those_references():
+    rng = np.random.default_rng(1)
+    for triples in ("distinct", "pair-distinct", "independent"):
+        cand, refs = prepare_segment(*_segment(rng, 21), triples)
+        exact_cand, exact_ref = _bitset_loo_counts(cand, refs, triples)
+        sample = np.array([0, 7, 20])
+        got_cand, got_ref = _bitset_loo_counts(cand, refs, triples, held_out=sample)
+        assert np.array_equal(got_cand, exact_cand)
+        assert np.array_equal(got_ref[sample], exact_ref[sample])
+        assert (np.delete(got_ref, sample) == -1).all()
+
+
+def test_held_out_king_is_unbiased_over_every_sample():
+    # The mean of the held-out estimate over all C(n, 2) samples of one segment equals the exact KING.
+    rng = np.random.default_rng(2)
+    seg = _segment(rng, 18, n_cand=2, m=1, levels=4)
+    exact = king([seg]).value
+    cand, refs = prepare_segment(*seg)
+    cand_counts, ref_counts = leave_one_out_counts(cand, refs)
+    credits = (ref_counts >= cand_counts.max(axis=1)).astype(float)
+    pairs = [(i, j) for i in range(18) for j in range(i + 1, 18)]
+    assert np.mean([credits[[i, j]].mean() for i, j in pairs]) == pytest.approx(exact, abs=1e-12)
+    assert 0 < exact < 1
+    est = king([seg], held_out=8, seed=3)
+    assert est.estimated == [0] and est.stderr > 0
+    low, high = est.interval()
+    assert low < est.value < high
+
+
+def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order():
+    rng = np.random.default_rng(4)
+    segs = [_segment(rng, n) for n in (4, 5, 5, 9, 17, 20, 4, 30)]
+    base = king(segs)
+    small = king(segs, memory=256 * 1024)  # several chunks
+    assert base.value == small.value and np.array_equal(base.per_segment, small.per_segment)
+    forked = king(segs, jobs=2)
+    assert np.array_equal(base.per_segment, forked.per_segment)
+    a, b = king(segs, held_out=3, seed=5), king(segs, held_out=3, seed=5, jobs=2, memory=256 * 1024)
+    assert a.estimated == b.estimated == [4, 5, 7]  # only segments above 16 references are sampled
+    assert np.array_equal(a.per_segment, b.per_segment) and a.stderr == b.stderr
+    assert king(segs, held_out=30).estimated == []  # a sample as large as the segment is the exact count
+    assert king(segs, held_out=30).value == base.value
+
+
+def test_a_budget_too_small_for_one_segment_is_one_clear_error():
+    rng = np.random.default_rng(6)
+    with pytest.raises(OptionError, match=r"too small for one segment of KING.*raise --memory"):
+        king([_segment(rng, 40)], memory="64K")
+
+
+def _testbed(ref, systems, n=150, extra_refs=0):
+    names = sorted(systems)[:4]
+    segments = []
+    for i in range(n):
+        refs = [ref[i]] + [systems[names[(k + 1) % len(names)]][i] + " ." for k in range(extra_refs)]
+        segments.append(Segment(id=str(i), source="", references=refs))
+    candidates = {s: {i: systems[s][i] for i in range(n)} for s in names}
+    return Testbed(name="wmt12-slice", segments=segments, candidates=candidates)
+
+
+def test_chunked_scoring_equals_one_call(wmt12_de_en):
+    ref, systems = wmt12_de_en
+    tb = _testbed(ref, systems, n=700)  # 2,800 rows: three chunks of 1,024 under a tiny budget
+    metrics = ["bleu", "chrf", "ter", "wer", "rouge-l", "gtm", "meteor", "nist"]
+    whole = score_testbed(tb, metrics)
+    chunked = score_testbed(tb, metrics, memory="1K")
+    assert np.array_equal(whole.segment, chunked.segment)
+    assert np.array_equal(whole.system, chunked.system)
+
+
+def test_chunked_reference_pairs_equal_one_call(wmt12_de_en):
+    ref, systems = wmt12_de_en
+    tb = _testbed(ref, systems, n=120, extra_refs=3)
+    metrics = ["bleu", "chrf", "rouge-l", "gtm", "meteor", "cider"]
+    table, whole = score_with_references(tb, metrics)
+    _, chunked = score_with_references(tb, metrics, memory="1K")
+    assert np.array_equal(whole.ref_ref_values, chunked.ref_ref_values)
+    assert np.array_equal(whole.cand_ref_values, chunked.cand_ref_values)
+    separate = reference_scores(tb, table, metrics, memory="1K", jobs=2)
+    assert np.array_equal(separate.ref_ref_values, whole.ref_ref_values)
+
+
+def _square(x):
+    return x * x
+
+
+def test_parallel_tasks_keep_order_and_leave_no_worker():
+    seen = {}
+    out = run_tasks(_square, [(i,) for i in range(7)], jobs=2, weights=list(range(7)), on_result=seen.__setitem__)
+    assert out == [i * i for i in range(7)] and seen == dict(enumerate(out))
+    assert multiprocessing.active_children() == []
+
+
+def _die(x):
+    os._exit(3)
+
+
+def test_a_worker_that_dies_is_one_clear_error():
+    from combo.parallel import BackendError
+
+    with pytest.raises(BackendError, match="worker process died"):
+        run_tasks(_die, [(1,), (2,)], jobs=2)
+    assert multiprocessing.active_children() == []
+
+
+def test_cli_memory_budget_too_small_exits_2_with_one_line(tmp_path):
+    out = tmp_path / "out.json"
+    res = CliRunner().invoke(main, ["search", "-q", "--testbed", "example", "-m", "chrf", "--memory", "1K",
+                                    "--format", "json", "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "too small for one segment" in res.output and len(res.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_cli_king_sample_reports_an_estimate(tmp_path):
+    res = CliRunner().invoke(main, ["evaluate", "-q", "--testbed", "example", "-m", "chrf", "-m", "bleu",
+                                    "--criteria", "king", "--combine", "queen", "--king-sample", "2",
+                                    "--bootstrap", "0"])
+    assert res.exit_code == 0, res.output
+    assert "king" in res.output
+
+
+def test_budget_shares():
+    b = Budget.of("2G")
+    assert b.pair_chunk() >= 1024 and b.segment_bytes() == 2 * 1024 ** 3 // 4
+    assert Budget.of(b) is b
+
+
+def _reference_sets_by_dict(ref_ptr, ref_ids):
+    """The definition: number each distinct tuple of reference ids in order of its first row."""
+    keys, row_set, set_ptr, set_ids = {}, [], [0], []
+    for r in range(len(ref_ptr) - 1):
+        key = tuple(ref_ids[ref_ptr[r]:ref_ptr[r + 1]].tolist())
+        if key not in keys:
+            keys[key] = len(keys)
+            set_ids.extend(key)
+            set_ptr.append(len(set_ids))
+        row_set.append(keys[key])
+    return row_set, set_ptr, set_ids
+
+
+def test_vectorised_reference_sets_equal_the_definition():
+    from combo.features.ngrams import reference_sets
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        sizes = rng.integers(0, 4, size=rng.integers(0, 30))
+        ptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        ids = rng.integers(0, 4, size=ptr[-1])
+        got = reference_sets(ptr, ids)
+        for a, b in zip(got, _reference_sets_by_dict(ptr, ids)):
+            assert np.array_equal(a, np.asarray(b, dtype=np.int64))
+
+
+def test_ter_refuses_a_10_mb_line_at_once():
+    import time
+
+    from combo.errors import InputError
+    from combo.metrics.registry import get_metric
+
+    line = "word " * (2 * 1024 * 1024)  # 10 MB, 2 million words
+    ter = get_metric("ter")
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"row 0 has a text of 2,097,152 words.*split long lines"):
+        ter.statistics(ter.analyse([line, "a short reference"]), [0], [0, 1], [1])
+    assert time.perf_counter() - start < 30
