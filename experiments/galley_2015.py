@@ -25,17 +25,18 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 from scipy import stats as sps
 
-M_GRID = (1, 2, 3, 5, 10, 20, 30, 50, 75, 100)
+M_GRID = (1, 2, 5, 10, 20, 50, 100)
 THRESHOLD = 0.6
 METRIC = "bleu:max_order=2"
 
@@ -50,34 +51,43 @@ def expert_weight(mean_score: float) -> float:
     return (mean_score - 2.5) / 1.5
 
 
+@functools.lru_cache(maxsize=2)
+def _read(root: str):
+    """Flickr8k-Expert and -CrowdFlower (own-caption pairs dropped) and each image's rated captions with weights."""
+    from combo import load_testbed
+
+    expert = load_testbed(root, judgments="expert")
+    crowd = load_testbed(root, judgments="crowd")
+    scores: Dict[str, Dict[str, List[float]]] = {}
+    for s in expert.scores:
+        scores.setdefault(expert.segments[s.segment].id, {}).setdefault(s.system, []).append(s.value)
+    text_of = {cid: outs[next(iter(outs))] for cid, outs in expert.candidates.items()}
+    rated = {image: ([text_of[c] for c in per], [expert_weight(sum(v) / len(v)) for v in per.values()], set(per))
+             for image, per in scores.items()}
+    return crowd, rated
+
+
 def build(root, exclude: str = "anywhere") -> dict:
     """References (own captions weight 1, expert-rated captions weighted) and crowd-judged candidates.
 
     ``exclude="anywhere"`` leaves out every candidate caption that is a weighted reference of any image
     (the protocol); ``"same-image"`` only those that are weighted references of the image judged.
     """
-    from combo import load_testbed
-
-    expert = load_testbed(root, judgments="expert")  # own-caption pairs dropped
-    crowd = load_testbed(root, judgments="crowd")
-    rated: Dict[str, Dict[str, List[float]]] = {}
-    for s in expert.scores:
-        rated.setdefault(expert.segments[s.segment].id, {}).setdefault(s.system, []).append(s.value)
-    text_of = {cid: outs[next(iter(outs))] for cid, outs in expert.candidates.items()}
-    weighted_ids = {cid for per in rated.values() for cid in per}
+    crowd, rated = _read(str(root))
+    weighted_ids = set().union(*(ids for _, _, ids in rated.values()))
+    none = ([], [], set())
     refs, weights, hyps, human, images = [], [], [], [], []
     excluded = 0
     crowd_value = {(s.system, s.segment): s.value for s in crowd.scores}
     for cid, outs in crowd.candidates.items():
         for seg, text in outs.items():
             segment = crowd.segments[seg]
-            if cid in weighted_ids if exclude == "anywhere" else cid in rated.get(segment.id, {}):
+            texts, ws, ids = rated.get(segment.id, none)
+            if cid in (weighted_ids if exclude == "anywhere" else ids):
                 excluded += 1
                 continue
-            own = list(segment.references)
-            others = rated.get(segment.id, {})
-            refs.append(own + [text_of[c] for c in others])
-            weights.append([1.0] * len(own) + [expert_weight(float(np.mean(v))) for v in others.values()])
+            refs.append(list(segment.references) + texts)
+            weights.append([1.0] * len(segment.references) + ws)
             hyps.append(text)
             human.append(crowd_value[(cid, seg)])
             images.append(segment.id)
@@ -96,14 +106,15 @@ def keep_at_least(refs, weights, threshold):
     return out_r, out_w
 
 
-def unit_scores(per_row: np.ndarray, order: np.ndarray, m: int, score: Callable[[np.ndarray], np.ndarray]):
-    """Scores of the units of ``m`` consecutive rows of ``order`` (shape (A, N)): ``score`` of the summed
-    ``per_row`` values of each unit (statistics rows, or scores to average with ``score = mean``)."""
+def unit_scores(per_row: np.ndarray, order: np.ndarray, m: int, score: Optional[Callable] = None) -> np.ndarray:
+    """Scores of the units of ``m`` consecutive rows of each assignment ``order`` (shape (A, N)), shape (A, N // m):
+    ``score`` of the unit's summed ``per_row`` values (corpus statistics), or with ``score=None`` their mean."""
     a, n = order.shape
     k = n // m
-    picked = per_row[order[:, :k * m]]  # (A, k*m, ...)
-    summed = picked.reshape((a, k, m) + per_row.shape[1:]).sum(axis=2)
-    return score(summed.reshape((a * k,) + per_row.shape[1:])).reshape(a, k)
+    summed = per_row[order[:, :k * m]].reshape((a, k, m) + per_row.shape[1:]).sum(axis=2)
+    if score is None:
+        return summed / m
+    return np.asarray(score(summed.reshape((a * k,) + per_row.shape[1:]))).reshape(a, k)
 
 
 def correlations(metric_units: np.ndarray, human_units: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -118,25 +129,25 @@ def correlations(metric_units: np.ndarray, human_units: np.ndarray) -> Tuple[np.
     return rho, tau
 
 
-def observation_units(per_row: np.ndarray, human: np.ndarray, m: int, n_assign: int, seed: int,
-                      score: Callable[[np.ndarray], np.ndarray], chunk: int = 50) -> Dict[str, np.ndarray]:
-    """Spearman and Kendall over units of ``m`` rows, for ``n_assign`` random assignments (seeded)."""
+def observation_units(variants: Dict[str, Tuple[np.ndarray, Callable]], human: np.ndarray, m: int, n_assign: int,
+                      seed: int, chunk: int = 50) -> Dict[str, Dict[str, np.ndarray]]:
+    """Spearman and Kendall over units of ``m`` rows for ``n_assign`` random assignments (seeded), for every
+    metric variant ``{name: (per-row values, score of summed values)}``; all variants share each assignment."""
     rng = np.random.default_rng(seed)
     n = len(human)
-    rhos, taus = [], []
-    if m == 1:  # every assignment gives the same units: compute once
-        n_assign_eff, reps = 1, n_assign
-    else:
-        n_assign_eff, reps = n_assign, 1
-    for start in range(0, n_assign_eff, chunk):
-        a = min(chunk, n_assign_eff - start)
-        order = np.argsort(rng.random((a, n)), axis=1)
-        mu = unit_scores(per_row, order, m, score)
-        hu = unit_scores(human, order, m, lambda h: h) / m
-        r, t = correlations(mu, hu)
-        rhos.append(r)
-        taus.append(t)
-    return {"spearman": np.repeat(np.concatenate(rhos), reps), "kendall": np.repeat(np.concatenate(taus), reps)}
+    once = m == 1  # units of one: every assignment gives the same units, so compute once
+    todo = 1 if once else n_assign
+    out = {key: {"spearman": [], "kendall": []} for key in variants}
+    for start in range(0, todo, chunk):
+        a = min(chunk, todo - start)
+        order = rng.permuted(np.tile(np.arange(n), (a, 1)), axis=1)
+        human_units = unit_scores(human, order, m)
+        for key, (per_row, score) in variants.items():
+            rho, tau = correlations(unit_scores(per_row, order, m, score), human_units)
+            out[key]["spearman"].append(rho)
+            out[key]["kendall"].append(tau)
+    return {key: {c: np.repeat(np.concatenate(v), n_assign if once else 1) for c, v in corr.items()}
+            for key, corr in out.items()}
 
 
 def summary(values: np.ndarray) -> dict:
@@ -156,22 +167,18 @@ def study(data, n_assign: int, seed: int) -> dict:
             keep_at_least(data["refs"], data["weights"], THRESHOLD)
         plain = metric.segment_statistics(data["hyps"], refs)
         corpus = lambda s: metric.score(s, segment_level=False)  # noqa: E731
-        variants[("BLEU", refset)] = (plain, corpus)
-        variants[("sentence BLEU", refset)] = (metric.score(plain, segment_level=True), None)
-        variants[("ΔBLEU", refset)] = (metric.segment_statistics(data["hyps"], refs, weights), corpus)
+        variants[f"BLEU | {refset}"] = (plain, corpus)
+        variants[f"sentence BLEU | {refset}"] = (metric.score(plain, segment_level=True), None)  # unit mean
+        variants[f"ΔBLEU | {refset}"] = (metric.segment_statistics(data["hyps"], refs, weights), corpus)
     res = {"candidates": len(human), "images": len(set(data["images"])),
            "references_per_candidate": float(np.mean([len(r) for r in data["refs"]])),
            "references_w_ge_threshold": float(np.mean([sum(x >= THRESHOLD for x in w) for w in data["weights"]])),
            "negative_weight_share": float(np.mean([x < 0 for w in data["weights"] for x in w[5:]])),
            "excluded_weighted_reference_captions": data["excluded_weighted_reference_captions"],
            "dropped_own_caption_pairs": data["dropped_own_caption_pairs"], "curves": {}}
-    for (name, refset), (per_row, score) in variants.items():
-        key = f"{name} | {refset}"
-        res["curves"][key] = {}
-        for m in M_GRID:
-            sc = score if score is not None else (lambda s, m=m: s / m)  # sentence BLEU: the unit's mean
-            out = observation_units(per_row, human, m, n_assign, seed + m, sc)
-            res["curves"][key][m] = {c: summary(v) for c, v in out.items()}
+    curves = {m: observation_units(variants, human, m, n_assign, seed + m) for m in M_GRID}
+    for key in variants:
+        res["curves"][key] = {m: {c: summary(v) for c, v in curves[m][key].items()} for m in M_GRID}
         top = res["curves"][key][M_GRID[-1]]
         print(f"[{key}] M={M_GRID[-1]} rho {top['spearman']['mean']:.3f} tau {top['kendall']['mean']:.3f}",
               file=sys.stderr)

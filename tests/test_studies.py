@@ -20,8 +20,8 @@ def test_units_of_two_average_the_sentence_scores_and_the_human_scores():
     scores = np.array([0.1, 0.9, 0.5, 0.3, 0.7])
     human = np.array([1.0, 0.0, 1 / 3, 2 / 3, 1.0])
     order = np.array([[0, 1, 2, 3, 4], [4, 2, 0, 3, 1]])  # two assignments; the fifth row is left over
-    metric_units = galley.unit_scores(scores, order, 2, lambda s: s / 2)
-    human_units = galley.unit_scores(human, order, 2, lambda h: h) / 2
+    metric_units = galley.unit_scores(scores, order, 2)
+    human_units = galley.unit_scores(human, order, 2)
     np.testing.assert_allclose(metric_units, [[0.5, 0.4], [0.6, 0.2]])
     np.testing.assert_allclose(human_units, [[0.5, 0.5], [2 / 3, 5 / 6]])
 
@@ -54,7 +54,8 @@ def test_correlations_per_assignment_match_scipy():
 def test_units_of_one_are_the_same_units_in_every_assignment():
     rng = np.random.default_rng(0)
     scores, human = rng.random(30), rng.random(30)
-    out = galley.observation_units(scores, human, 1, 5, seed=1, score=lambda s: s)
+    out = galley.observation_units({"x": (scores, None)}, human, 1, 5, seed=1)["x"]
     assert np.all(out["spearman"] == pytest.approx(sps.spearmanr(scores, human).statistic))
-    out = galley.observation_units(scores, human, 3, 5, seed=1, score=lambda s: s / 3)
-    assert len(out["spearman"]) == 5 and len(set(np.round(out["spearman"], 12))) > 1
+    out = galley.observation_units({"x": (scores, None), "y": (1 - scores, None)}, human, 3, 5, seed=1)
+    assert len(out["x"]["spearman"]) == 5 and len(set(np.round(out["x"]["spearman"], 12))) > 1
+    np.testing.assert_allclose(out["y"]["spearman"], -out["x"]["spearman"])  # the same assignments
