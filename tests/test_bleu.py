@@ -110,7 +110,7 @@ def test_delta_bleu_hand_worked():
     # Brevity: hyp 3 tokens, closest ref length 3 -> BP = 1.
     # BLEU-2 = exp((log(1.25 / 1.5) + log(.5 / 1)) / 2)
     stats = m.segment_statistics(["a b c"], [["a b d", "a x c"]], [[0.5, 0.25]])
-    np.testing.assert_allclose(stats[0], [3, 3, 1.25, 0.5, 1.5, 1.0])
+    np.testing.assert_allclose(stats[0], [3, 3, 1.25, 0.5, 1.5, 1.0, 3, 2])  # then unweighted totals
     expected = math.exp((math.log(1.25 / 1.5) + math.log(0.5)) / 2)
     assert m.corpus_score(["a b c"], [["a b d", "a x c"]], [[0.5, 0.25]]) == pytest.approx(expected)
 
@@ -119,6 +119,99 @@ def test_delta_bleu_segment_without_positive_weight_is_an_error():
     m = combo.get_metric("bleu")
     with pytest.raises(InputError, match="segment 1 has no reference with a positive weight"):
         m.corpus_score(["a", "b"], [["a"], ["b", "c"]], [[1.0], [0.0, -0.5]])
+
+
+# Galley's sacreBLEU fork (the ΔBLEU authors' implementation), test_deltableu.py: two
+# segments, six references each in sacreBLEU's stream layout, with the printed results
+# BLEU 36.28 / 42.04, the same with all weights 1, ΔBLEU 33.11 (77.3/54.4/28.6/10.0)
+# and 7.14 (32.0/6.2/4.2/3.1).
+_AUTHORS_REFS = [["the food was delicious .", "it was great ."], ["it was tasty .", "i enjoyed the music ."],
+                 ["it was good .", "i liked the music ."], ["it was ok .", "it sounded ok ."],
+                 ["it didn't taste that bad", "it wasn't that bad ."], ["it tasted terrible .", "it was awful ."]]
+_AUTHORS_WEIGHTS = [[1, 1], [0.7, 0.6], [0.3, 0.3], [0.0, 0.0], [-0.1, -0.1], [-1, -1]]
+_AUTHORS_SYSTEMS = {1: ["the food was quite good .", "the music was great ."],
+                    2: ["the food tasted terrible .", "the music was awful ."]}
+
+
+def _percent_precisions(m, stats):
+    n = m.params["max_order"]
+    c, t = stats[2:2 + n].clip(min=0), stats[2 + n:2 + 2 * n]
+    zero_run = np.cumsum(c == 0)
+    return np.where(c > 0, 100 * c / t, 100 / (2.0 ** zero_run * t))
+
+
+@pytest.mark.parametrize("system, bleu, delta, precisions", [
+    (1, 36.28, 33.11, [77.3, 54.4, 28.6, 10.0]),
+    (2, 42.04, 7.14, [32.0, 6.2, 4.2, 3.1]),
+])
+def test_delta_bleu_equals_the_authors_example(system, bleu, delta, precisions):
+    m = combo.get_metric("bleu")
+    refs = combo.refs_from_streams(_AUTHORS_REFS)
+    weights = combo.refs_from_streams(_AUTHORS_WEIGHTS)
+    hyps = _AUTHORS_SYSTEMS[system]
+    assert round(100 * m.corpus_score(hyps, refs), 2) == bleu
+    assert round(100 * m.corpus_score(hyps, refs, [[1.0] * 6] * 2), 2) == bleu
+    assert round(100 * m.corpus_score(hyps, refs, weights), 2) == delta
+    stats = m.segment_statistics(hyps, refs, weights).sum(axis=0)
+    np.testing.assert_allclose(np.round(_percent_precisions(m, stats), 1), precisions)
+
+
+def test_delta_bleu_negative_corpus_count_is_zero_then_smoothed():
+    # System 2 above: bigram weighted matches are -1 ("the food" 1, "tasted terrible" -1,
+    # "terrible ." -1) and -1.4 ("the music" .6, "was awful" -1, "awful ." -1): -2.4 in all,
+    # counted as 0 and smoothed: p2 = 1 / (2 * 8 bigrams).
+    m = combo.get_metric("bleu")
+    stats = m.segment_statistics(_AUTHORS_SYSTEMS[2], combo.refs_from_streams(_AUTHORS_REFS),
+                                 combo.refs_from_streams(_AUTHORS_WEIGHTS))
+    np.testing.assert_allclose(stats[:, 3], [-1.0, -1.4])
+    unigram = 3.2 / 10
+    expected = math.exp((math.log(unigram) + math.log(1 / 16) + math.log(1 / 24) + math.log(1 / 32)) / 4)
+    assert m.score(stats.sum(axis=0)) == pytest.approx(expected)
+
+
+def test_delta_bleu_smoothing_is_in_weighted_units():
+    # "the cat sat" against "the cat ran": p1 = 2/3, p2 = 1/2, p3 has no match and is smoothed
+    # (exp: 1 / (2 * 1 trigram)), so sentence BLEU = (2/3 * 1/2 * 1/2)^(1/3) = 0.5503 with
+    # weight 1. A weight w multiplies matches and totals by w, and the pseudo-count too, so
+    # the score is the same for every w > 0 (the pseudo-count in count units gave 2.554 at w = .01).
+    m = combo.get_metric("bleu")
+    expected = (2 / 3 * 1 / 2 * 1 / 2) ** (1 / 3)
+    for w in (1.0, 0.5, 0.01):
+        for smooth in ("exp", "floor", "add-k"):
+            mw = combo.get_metric("bleu", smooth=smooth)
+            assert mw.segment_scores(["the cat sat"], [["the cat ran"]], [[w]])[0] == pytest.approx(
+                mw.segment_scores(["the cat sat"], [["the cat ran"]])[0])
+        assert m.segment_scores(["the cat sat"], [["the cat ran"]], [[w]])[0] == pytest.approx(expected)
+
+
+def test_delta_bleu_stays_in_unit_interval_for_random_weights():
+    # Property: for random texts, reference sets and weights in [-1, 1] (at least one positive
+    # per segment), every segment and corpus score of every smoothing method lies in [0, 1].
+    rng = np.random.default_rng(7)
+    vocab = ["a", "b", "c", "d", "e"]
+    metrics = [combo.get_metric("bleu", smooth=s, tokenize="none") for s in ("exp", "floor", "add-k", "none")]
+    for _ in range(200):
+        n_seg = int(rng.integers(1, 4))
+        hyps = [" ".join(rng.choice(vocab, int(rng.integers(1, 7)))) for _ in range(n_seg)]
+        refs, weights = [], []
+        for _ in range(n_seg):
+            k = int(rng.integers(1, 4))
+            refs.append([" ".join(rng.choice(vocab, int(rng.integers(1, 7)))) for _ in range(k)])
+            w = rng.uniform(-1, 1, k)
+            w[int(rng.integers(k))] = rng.uniform(1e-3, 1)
+            weights.append(w.tolist())
+        for m in metrics:
+            seg = m.segment_scores(hyps, refs, weights)
+            corpus = m.corpus_score(hyps, refs, weights)
+            assert np.all((seg >= 0) & (seg <= 1 + 1e-12)), (hyps, refs, weights, m.signature)
+            assert 0 <= corpus <= 1 + 1e-12, (hyps, refs, weights, m.signature)
+
+
+@pytest.mark.parametrize("bad", [2.0, -1.5, float("nan")])
+def test_delta_bleu_weight_outside_unit_range_is_an_error(bad):
+    m = combo.get_metric("bleu")
+    with pytest.raises(InputError, match=r"segment 1 has reference weight .* outside \[-1, 1\]"):
+        m.corpus_score(["a", "b"], [["a"], ["b", "c"]], [[1.0], [0.5, bad]])
 
 
 def test_empty_hypotheses_and_references_have_defined_scores():

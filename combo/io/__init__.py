@@ -16,7 +16,9 @@ One module per format: :mod:`.plain` (aligned text files), :mod:`.mtme`
   with option ``lp`` (needed when the folder holds several pairs);
 * a folder with ``wmt12.RNK_results.csv``: :func:`read_wmt12`, option ``lp``;
 * a folder with ``Flickr8k.token.txt``: :func:`read_flickr8k`;
-* a folder with ``dstc7-task2-context.tsv``: :func:`read_dstc7`.
+* a folder with ``dstc7-task2-context.tsv``: :func:`read_dstc7`;
+* a folder of MUTT corruption files (``neg_subj.txt``, ...): :func:`read_mutt_testbed`,
+  options ``flickr8k``, ``trials``, ``references``, ``seed``.
 
 Other keyword options go to the chosen reader.
 """
@@ -33,7 +35,7 @@ from .dstc7 import read_dstc7
 from .flickr8k import read_flickr8k
 from .jsonl import read_jsonl, write_jsonl
 from .mtme import read_mtme
-from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, read_mutt
+from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, read_mutt, read_mutt_testbed
 from .plain import PLAIN_LAYOUT, names_from_paths, read_plain, read_plain_dir
 from .sick import read_sick
 from .text import read_lines
@@ -42,7 +44,7 @@ from .wmt import WMT12_INTO_ENGLISH, WMT12_NON_TIE_PAIRS, read_wmt12, read_wmt12
 __all__ = [
     "CORRUPTION_KINDS", "MuttTrial", "PLAIN_LAYOUT", "WMT12_INTO_ENGLISH", "WMT12_NON_TIE_PAIRS",
     "load_testbed", "mutt_testbed", "names_from_paths", "read_dstc7", "read_flickr8k", "read_jsonl",
-    "read_lines", "read_mtme", "read_mutt", "read_plain", "read_plain_dir", "read_sick", "read_wmt12",
+    "read_lines", "read_mtme", "read_mutt", "read_mutt_testbed", "read_plain", "read_plain_dir", "read_sick", "read_wmt12",
     "read_wmt12_into_english", "write_jsonl",
 ]
 
@@ -53,7 +55,8 @@ KNOWN_FORMATS = """\
   folder with sources/ and system-outputs/       mt-metrics-eval test set (option lp)
   folder with wmt12.RNK_results.csv              WMT12 (option lp)
   folder with Flickr8k.token.txt                 Flickr8k (option judgments)
-  folder with dstc7-task2-context.tsv            DSTC7 Task 2"""
+  folder with dstc7-task2-context.tsv            DSTC7 Task 2
+  folder with MUTT <type>.txt corruption files   MUTT (options flickr8k, trials, references, seed)"""
 
 
 def _call(reader: Callable[..., Testbed], *args: Any, **options: Any) -> Testbed:
@@ -96,4 +99,6 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
         return _call(read_flickr8k, p, **options)
     elif (p / "dstc7-task2-context.tsv").is_file():
         return _call(read_dstc7, p, **options)
+    elif any((p / f"{kind}.txt").is_file() for kind in CORRUPTION_KINDS):
+        return _call(read_mutt_testbed, p, **options)
     raise InputError("unknown test-bed format", p, fix="give one of:\n" + KNOWN_FORMATS)

@@ -29,7 +29,7 @@ when ``|s(sent) - s(corr)| / s(sent) <= 0.15`` for meaning-preserving ones.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -46,7 +46,12 @@ CORRUPTION_KINDS = {
     "near_syms": "meaning-preserving",
     "det_sub": "meaning-preserving",
     "shuffled": "fluency-disrupting",
+    # SICK+ (Boag et al. 2016, §3): generated from sentences, see combo.features.corruptions
+    "dup_pp": "fluency-disrupting",
+    "rm_pp_head": "fluency-disrupting",
+    "reorder_chunks": "fluency-disrupting",
 }
+TRIAL_SETS = ("flickr", "all")
 BLOCK_KEYS = ("dataset", "orig", "sent", "corr", "score")
 
 
@@ -62,7 +67,8 @@ class MuttTrial:
     corrupted: ``corr:``, its corruption (the other sentence of the SICK pair);
     relatedness: ``score:``, the SICK relatedness of (sentence, corrupted), 1-5;
     references: the reference descriptions (Flickr8k captions of the image), or None if unknown;
-    line: the 1-based line of the block's ``dataset:`` line in the file.
+    line: the 1-based line of the block's ``dataset:`` line in the file;
+    path: the file (not compared: the same trial read from two copies is equal).
     """
 
     corruption: str
@@ -74,6 +80,7 @@ class MuttTrial:
     relatedness: float
     references: Optional[Tuple[str, ...]] = None
     line: int = 0
+    path: str = field(default="", compare=False)
 
 
 def _caption_key(text: str) -> str:
@@ -106,6 +113,9 @@ def read_mutt_file(path: PathLike, flickr_refs: Optional[Dict[str, Optional[Tupl
     if corruption != p.stem:
         raise InputError(f"first line {corruption!r} is not the corruption type {p.stem!r}", p, 1,
                          fix="start the file with its corruption type, as the file name")
+    if corruption not in CORRUPTION_KINDS:
+        raise InputError(f"unknown corruption type {corruption!r}", p, 1,
+                         fix=f"name the file and its first line after one of {', '.join(CORRUPTION_KINDS)}")
     header: Dict[str, Tuple[int, str]] = {}
     trials: List[MuttTrial] = []
     block: Dict[str, str] = {}
@@ -137,12 +147,15 @@ def read_mutt_file(path: PathLike, flickr_refs: Optional[Dict[str, Optional[Tupl
             refs = None
             if flickr_refs is not None and block["dataset"] == "FLICKR":
                 refs = flickr_refs.get(_caption_key(block["orig"]))
-            trials.append(MuttTrial(corruption, CORRUPTION_KINDS.get(corruption, "unknown"), block["dataset"],
-                                    block["orig"], block["sent"], block["corr"], score, refs, start))
+            trials.append(MuttTrial(corruption, CORRUPTION_KINDS[corruption], block["dataset"],
+                                    block["orig"], block["sent"], block["corr"], score, refs, start, str(p)))
             block = {}
     if block:
         raise InputError(f"the last trial stops after '{list(block)[-1]}:'", p, lineno,
                          fix="give each trial as dataset, orig, sent, corr, score lines")
+    if not trials:
+        raise InputError("no trials in the file", p, lineno,
+                         fix="give at least one tab-indented dataset/orig/sent/corr/score block")
     if "num" in header:
         ln, value = header["num"]
         num = parse_int(value, ln, p, "num")
@@ -196,4 +209,63 @@ def mutt_testbed(trials: Sequence[MuttTrial], name: str = "mutt") -> Testbed:
     tb.candidates = {"original": original, "corrupted": corrupted}
     tb.metadata = {"format": "mutt", "target_language": "en",
                    "kinds": {c: CORRUPTION_KINDS.get(c, "unknown") for c in counters}}
+    return tb
+
+
+def select_trials(trials: Sequence[MuttTrial], which: str = "flickr") -> Tuple[List[MuttTrial], int]:
+    """The trials to test and how many were left out.
+
+    ``"flickr"``: the trials that have references (Flickr8k captions joined by
+    :func:`read_mutt`); ``"all"``: every trial, each of which must have
+    references (an :class:`InputError` names the first that has none).
+    """
+    if which not in TRIAL_SETS:
+        from ..errors import OptionError
+        raise OptionError(f"unknown trial set {which!r}; choose one of {list(TRIAL_SETS)}")
+    if which == "flickr":
+        kept = [t for t in trials if t.references]
+        return kept, len(trials) - len(kept)
+    for t in trials:
+        if not t.references:
+            raise InputError(f"{t.corruption} trial from {t.dataset} has no references", t.path or None, t.line,
+                             fix="give the Flickr8k folder (flickr8k=...) and test only the trials it covers "
+                                 "(trials=flickr)")
+    return list(trials), 0
+
+
+def sample_references(trials: Sequence[MuttTrial], n: Optional[int], seed: int = 0) -> List[MuttTrial]:
+    """Each trial with ``n`` of its references drawn without replacement (seeded); all of them when it has <= n."""
+    if n is None:
+        return list(trials)
+    if n < 1:
+        from ..errors import OptionError
+        raise OptionError(f"references={n}: a unit test needs at least one reference")
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in trials:
+        refs = t.references or ()
+        if len(refs) > n:
+            keep = sorted(rng.choice(len(refs), size=n, replace=False).tolist())
+            refs = tuple(refs[k] for k in keep)
+        out.append(replace(t, references=refs))
+    return out
+
+
+def read_mutt_testbed(root: PathLike, flickr8k: Optional[PathLike] = None, trials: str = "flickr",
+                      references: Optional[int] = None, seed: int = 0) -> Testbed:
+    """The released corruption sets as one Testbed (:func:`mutt_testbed`), trials chosen by :func:`select_trials`.
+
+    ``references`` caps each trial's references with a seeded sample (Boag et al.
+    2016 report 1 to 5); the number of trials left out is in ``metadata["skipped"]``.
+    """
+    sets = read_mutt(root, flickr8k=flickr8k)
+    chosen, skipped = select_trials([t for v in sets.values() for t in v], str(trials))
+    if not chosen:
+        raise InputError("no trial has references", root,
+                         fix="give the Flickr8k folder (flickr8k=...) so the FLICKR trials get their captions")
+    tb = mutt_testbed(sample_references(chosen, None if references is None else int(references), int(seed)),
+                      name=f"mutt:{Path(root).name}")
+    tb.metadata["skipped"] = skipped
     return tb

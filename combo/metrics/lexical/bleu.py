@@ -3,8 +3,14 @@
 Statistics per segment: ``[hyp_len, ref_len, matches_1..N, totals_1..N]``.
 With reference weights, matches and totals follow ΔBLEU (Galley et al. 2015,
 eq. 2): each n-gram match counts with the largest weight among the references
-that contain it, and the denominator is ``max_j w_j * #g(h)``. All weights 1
-gives BLEU exactly.
+that contain it, and the denominator is ``max_j w_j * #g(h)``; the statistics
+then end with the unweighted totals ``#n-grams(h)_1..N``, which put the
+smoothing pseudo-counts in weighted units. All weights 1 gives BLEU exactly.
+
+As the authors' implementation (Galley's sacreBLEU fork, ``corpus_bleu(...,
+ref_weights=...)``), a negative weighted match count of an n-gram order is
+counted as zero before smoothing, so that order is smoothed like any order
+without a match.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from scipy import sparse
 from ...errors import InputError
 from ...features.ngrams import NgramCounts, clipped_matches
 from ...features.tokenize import TOKENIZERS, get_tokenizer
-from ..base import Metric, Option
+from ..base import Metric, Option, safe_divide
 from ..registry import register
 
 SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
@@ -66,19 +72,32 @@ def bleu_from_statistics(stats: np.ndarray, max_order: int, smooth: str, smooth_
 
     Smoothing methods are those of Chen & Cherry (2014): ``floor`` (method 1),
     ``add-k`` (method 2, orders > 1), ``exp`` (method 3, NIST geometric).
+
+    ΔBLEU statistics (``2 + 3N`` columns, Galley et al. 2015) have their
+    negative weighted match counts set to zero, and each pseudo-count
+    (the 1 of ``exp``, the floor, the k of ``add-k``) is multiplied by the
+    order's weight scale ``totals_n / unweighted_totals_n``. That scale is 1
+    whenever every segment's largest reference weight is 1, which keeps the
+    authors' values, and it keeps every smoothed precision, hence the score,
+    in [0, 1] for any weights in [-1, 1].
     """
     stats = np.atleast_2d(np.asarray(stats, dtype=np.float64))
     sys_len, ref_len = stats[:, 0], stats[:, 1]
     correct = stats[:, 2:2 + max_order].copy()
     total = stats[:, 2 + max_order:2 + 2 * max_order].copy()
+    scale = np.ones_like(total)  # pseudo-count units per order
+    if stats.shape[1] == 2 + 3 * max_order:  # ΔBLEU
+        np.maximum(correct, 0.0, out=correct)
+        unweighted = stats[:, 2 + 2 * max_order:2 + 3 * max_order]
+        scale = safe_divide(total, unweighted, empty=1.0)  # no n-gram: add-k's order stays alive as in BLEU
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth]
     with np.errstate(divide="ignore", invalid="ignore"):
         bp = np.where(sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0)
     any_correct = correct.sum(axis=1) > 0
     if smooth == "add-k":
-        correct[:, 1:] += smooth_value
-        total[:, 1:] += smooth_value
+        correct[:, 1:] += smooth_value * scale[:, 1:]
+        total[:, 1:] += smooth_value * scale[:, 1:]
     alive = np.ones(len(stats), dtype=bool)  # no order with zero total seen yet
     eff = np.full(len(stats), max_order, dtype=np.float64)
     if effective_order:
@@ -95,9 +114,9 @@ def bleu_from_statistics(stats: np.ndarray, max_order: int, smooth: str, smooth_
         with np.errstate(divide="ignore"):
             if smooth == "exp":
                 zero_run = zero_run + zero
-                p_zero = 1.0 / (2.0 ** zero_run * t)
+                p_zero = scale[:, n] / (2.0 ** zero_run * t)
             elif smooth == "floor":
-                p_zero = smooth_value / t
+                p_zero = smooth_value * scale[:, n] / t
             else:
                 p_zero = np.zeros(len(stats))
             p = np.where(c > 0, c / t, p_zero)
@@ -124,6 +143,7 @@ class BLEU(Metric):
     family = "lexical"
     higher_is_better = True
     citation = "Papineni et al. 2002; ΔBLEU: Galley et al. 2015, eq. 2"
+    implementation_version = "2"  # 2: ΔBLEU clamps negative counts and smooths in weighted units
     options = {
         "max_order": Option(4, "largest n-gram order", check=lambda v: isinstance(v, int) and 1 <= v <= 9, short="n"),
         "smooth": Option("exp", "smoothing method", choices=tuple(SMOOTH_DEFAULTS)),
@@ -151,12 +171,18 @@ class BLEU(Metric):
     def statistics(self, analysis: NgramCounts, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
         n = self.params["max_order"]
         rows = len(hyp_ids)
-        stats = np.zeros((rows, 2 + 2 * n))
+        stats = np.zeros((rows, 2 + (2 if ref_weights is None else 3) * n))
         lengths = analysis.lengths.astype(np.float64)
         stats[:, 0] = lengths[hyp_ids]
         stats[:, 1] = closest_ref_lengths(stats[:, 0], lengths[ref_ids], ref_ptr)
         if ref_weights is not None:
             ref_weights = np.asarray(ref_weights, dtype=np.float64)
+            outside = np.flatnonzero(~((ref_weights >= -1.0) & (ref_weights <= 1.0)))
+            if len(outside):
+                row = int(np.searchsorted(ref_ptr, outside[0], side="right") - 1)
+                raise InputError(f"ΔBLEU: segment {row} has reference weight {float(ref_weights[outside[0]])!r} "
+                                 f"outside [-1, 1] ({len(outside)} such weights)",
+                                 fix="use weights between -1 and 1 (Galley et al. 2015 rate references on [-1, +1])")
             sizes = np.diff(ref_ptr)
             best_w = np.full(rows, -np.inf)
             np.maximum.at(best_w, np.repeat(np.arange(rows), sizes), ref_weights)
@@ -174,6 +200,7 @@ class BLEU(Metric):
             else:
                 stats[:, 2 + k] = weighted_matches(mat, hyp_ids, ref_ptr, ref_ids, ref_weights)
                 stats[:, 2 + n + k] = best_w * total
+                stats[:, 2 + 2 * n + k] = total
         return stats
 
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
