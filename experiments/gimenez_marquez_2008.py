@@ -180,8 +180,8 @@ def figures(res, folder: Path) -> list:
                         color="white" if rel[i, j] < 0.85 else "black")
         ax.set_xlabel("measured on")
         ax.set_ylabel("optimal set found on")
-        ax.set_title(f"{c.upper() if c == 'king' else 'R_snt'}: portability (colour = share of the target's own optimum)",
-                     fontsize=8)
+        label = "KING" if c == "king" else "R_snt"
+        ax.set_title(f"{label}: portability (colour = share of the target's own optimum)", fontsize=8)
         fig.colorbar(im, ax=ax, fraction=0.046)
     fig.tight_layout()
     p = folder / "gimenez-marquez-2008-portability.png"
@@ -215,7 +215,8 @@ def markdown(res) -> str:
     for c, _ in CRITERIA:
         rows = res["portability_testbeds"][c]
         dst = [d for d in names if any(rows[s][d] is not None for s in rows)]
-        out += ["", f"**Table 4a (ours): portability across test beds, {'QUEEN / KING' if c == 'king' else 'ULC / R_snt'}**"
+        label = "QUEEN / KING" if c == "king" else "ULC / R_snt"
+        out += ["", f"**Table 4a (ours): portability across test beds, {label}**"
                 " (row: where the set was found; column: where it is measured; diagonal = the optimum)\n",
                 "| set found on | " + " | ".join(dst) + " |", "|---|" + "---:|" * len(dst)]
         for s in rows:

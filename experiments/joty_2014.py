@@ -88,7 +88,8 @@ def _f(v):
 
 def markdown(res) -> str:
     lps = list(next(iter(res["combinations"].values()))["tuned"]["per_pair"])
-    out = ["| metric | " + " | ".join(lps) + " | segment Kendall, average [95% CI] | system Spearman, average [95% CI] |",
+    out = ["| metric | " + " | ".join(lps) + " | segment Kendall, average [95% CI] "
+           "| system Spearman, average [95% CI] |",
            "|---|" + "---:|" * (len(lps) + 2)]
     for group, table in res["combinations"].items():
         n = len(res["groups"][group])
