@@ -139,7 +139,7 @@ def figure(res, folder: Path) -> Path:
     ax.barh(y, vals, xerr=[np.nan_to_num(lows), np.nan_to_num(highs)], color=colors, capsize=3)
     ax.set_yticks(y, labels, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("WMT12 into English, segment-level Kendall tau (ties discordant), mean of 4 pairs")
+    ax.set_xlabel("WMT12 into English: segment Kendall tau, mean of 4 pairs")
     ax.set_xlim(0.2, max(vals) + 0.03)
     fig.tight_layout()
     path = folder / "joty-2014-kendall.png"
