@@ -267,6 +267,13 @@ def write_json(results, path) -> None:
         Path(path).write_text(text + "\n", encoding="utf-8")
 
 
+def fit_on_other_pairs(testbeds, tables, lps, lp):
+    """The tuned metric (pairwise LR, default options) trained on every pair of ``lps`` except ``lp``."""
+    from combo.combine.learn import TrainOptions, fit_model, training_data
+
+    return fit_model(training_data([(testbeds[o], tables[o]) for o in lps if o != lp], "testbed"), TrainOptions())
+
+
 def run(args) -> dict:
     from combo import score_testbed
     from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data
@@ -311,7 +318,7 @@ def run(args) -> dict:
                 if protocol == "lopo":
                     train = [(testbeds[o], sub[o]) for o in lps if o != lp]
                     t = time.perf_counter()
-                    model = fit_model(training_data(train, "testbed"), TrainOptions())
+                    model = fit_on_other_pairs(testbeds, sub, lps, lp)
                     seconds.append(time.perf_counter() - t)
                     raw = model.raw_scores(sub[lp].segment)
                     chosen[lp] = {"C": model.training["estimator"]["C"],
