@@ -513,14 +513,20 @@ def _write_report(page: Optional[str], report_path: Optional[str]) -> None:
         click.echo(f"report written to {report_path} ({len(page.encode('utf-8')) / 1e6:.2f} MB)", err=True)
 
 
-def _mutt_accuracy(specs: Sequence[str]):
-    """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs``, or ``(None, why)`` without MUTT."""
-    try:
-        from .meta import mutt  # noqa: F401
-    except ImportError:
-        return None, "MUTT is unavailable here: this version of combo has no combo.meta.mutt."
-    # combo.meta.mutt.run_unit_tests(trials, metrics) needs MUTT's trials (combo.io.read_mutt): not read here yet
-    raise OptionError("--mutt: combo report does not read MUTT's trials yet; run combo mutt for the table")
+def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[str], seed: int):
+    """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs`` on the trials in ``corruptions``
+    that have references (the FLICKR trials, given ``flickr8k``), and a sentence saying what was run."""
+    from .io.mutt import read_mutt, select_trials
+    from .meta.mutt import run_unit_tests
+
+    sets = read_mutt(corruptions, flickr8k=flickr8k)
+    trials, left_out = select_trials([t for v in sets.values() for t in v], "flickr")
+    if not trials:
+        raise InputError("no MUTT trial has references", corruptions,
+                         fix="give the Flickr8k folder with --mutt-flickr8k so the FLICKR trials get their captions")
+    result = run_unit_tests(trials, list(specs), seed=seed)
+    return result.accuracy, (f"MUTT unit tests on {len(trials)} trials of {corruptions} with their Flickr8k "
+                             f"references ({left_out} trials without references left out), seed {seed}.")
 
 
 @main.command()
@@ -536,7 +542,10 @@ def _mutt_accuracy(specs: Sequence[str]):
               help="Also search the optimal metric set under this criterion and show its trace.")
 @click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
               default="greedy", show_default=True, help="Search strategy (with --search).")
-@click.option("--mutt", is_flag=True, help="Also run the MUTT unit tests and show their accuracy heatmap.")
+@click.option("--mutt", "mutt", default=None, type=click.Path(exists=True, file_okay=False), metavar="CORRUPTIONS",
+              help="Also run the MUTT unit tests of this corruptions folder and show their accuracy heatmap.")
+@click.option("--mutt-flickr8k", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
+              help="Flickr8k folder: the FLICKR trials of --mutt get their image's captions as references.")
 @click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
 @click.option("--worst", type=int, default=5, show_default=True, help="Worst-scored segments shown per metric.")
@@ -550,6 +559,7 @@ def _mutt_accuracy(specs: Sequence[str]):
 @click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
 @click.option("--quiet", "-q", is_flag=True)
 def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, search_criterion, strategy, mutt,
+           mutt_flickr8k,
            n_resamples, worst, triples, min_refs, max_refs, seed, aspect, jobs, cache, quiet):
     """Write one self-contained HTML report: meta-evaluation, intervals, correlations, plots, worst segments."""
     from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, search_metric_sets
@@ -572,11 +582,9 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
                                       min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples)
     result = search_metric_sets(ev, search_criterion, search_scheme, strategy) if search_criterion else None
-    accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt).")
+    accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt CORRUPTIONS).")
     if mutt:
-        accuracy, mutt_note = _mutt_accuracy(table.metrics)
-        if accuracy is None:
-            click.echo(f"combo: {mutt_note}", err=True)
+        accuracy, mutt_note = _mutt_accuracy(table.metrics, mutt, mutt_flickr8k, seed)
     page = _report_page(ev, metrics, table, notes, seed, criteria=crits, schemes=schemes, n_resamples=n_resamples,
                         search=result, mutt=accuracy, mutt_note=mutt_note or "", worst=worst)
     _write_report(page, out)

@@ -310,14 +310,21 @@ def test_without_matplotlib_only_the_report_is_unavailable(tmp_path, monkeypatch
     assert run("score", "--testbed", "example", "-m", "bleu", "-q").exit_code == 0
 
 
-def test_mutt_unavailable_is_one_line_and_a_sentence(tmp_path):
-    try:
-        import combo.meta.mutt  # noqa: F401
-        pytest.skip("combo.meta.mutt is present: MUTT is available")
-    except ImportError:
-        pass
+def test_mutt_heatmap_from_the_released_trials(tmp_path, data):
+    # --mutt runs combo.meta.mutt on the released corruption sets (FLICKR trials with their captions):
+    # the report's accuracies equal run_unit_tests on the same trials.
+    from combo.io.mutt import read_mutt, select_trials
+    from combo.meta.mutt import run_unit_tests
+
     out = tmp_path / "r.html"
-    res = run("report", "--testbed", "example", "-m", "bleu", "--mutt", "--bootstrap", "0", "--out", out)
+    res = run("report", "--testbed", "example", "-m", "bleu", "--mutt", data / "mutt" / "corruptions",
+              "--mutt-flickr8k", data / "flickr8k", "--bootstrap", "0", "--out", out)
     assert res.exit_code == 0, res.output
-    assert "combo: MUTT is unavailable here" in res.output
-    assert "MUTT is unavailable here: this version of combo has no combo.meta.mutt." in out.read_text()
+    text = out.read_text()
+    assert 'data-figure="mutt"' in text and "MUTT unit tests on" in text
+    sets = read_mutt(data / "mutt" / "corruptions", flickr8k=data / "flickr8k")
+    trials, _ = select_trials([t for v in sets.values() for t in v], "flickr")
+    direct = run_unit_tests(trials, ["bleu"], seed=0).accuracy["bleu"]
+    assert _embedded(text)["mutt"]["bleu"] == pytest.approx(direct)
+    assert set(direct) == {"neg_subj", "neg_verb", "sem_opps", "passive", "near_syms", "det_sub", "shuffled"}
+

@@ -79,6 +79,8 @@ def build_report(evaluator: MetaEvaluator, inputs: Optional[ReportInputs] = None
            "criteria": list(qualities), "rows": evaluation_rows(names, qualities), "notes": list(inputs.notes),
            "signatures": dict(zip(table_.metrics, table_.signatures)), "seed": inputs.seed,
            "bootstrap": inputs.n_resamples, "combo_version": __version__}
+    if inputs.mutt:
+        doc["mutt"] = inputs.mutt
     intro = _header(ev, inputs) + json_block("combo-evaluation", _json_safe(doc))
     return page(title or f"combo report: {ev.testbed.name}", intro, sections)
 
@@ -328,7 +330,8 @@ def _mutt_section(mutt: Optional[Mapping[str, Mapping[str, float]]], note: str) 
     png = plots.heatmap(matrix, metrics, kinds, title="MUTT accuracy", vmin=0, vmax=1, cmap="viridis",
                         colorbar_label="accuracy")
     return Section("mutt", title, "<p>Share of unit tests (Boag et al. 2016) each metric passes, by corruption "
-                   "type.</p>" + figure(png, "MUTT accuracy heatmap", name="mutt"))
+                   "type.</p>" + (sentence(note) if note and "not run" not in note else "")
+                   + figure(png, "MUTT accuracy heatmap", name="mutt"))
 
 
 # -- worst-scored segments --------------------------------------------------------------------------------
