@@ -194,6 +194,7 @@ class FileScores(ExternalScores):
         return f"scores:{self.params['file']}"
 
     def read(self, testbed):
+        from ..io.jsonl import unique_keys
         from ..io.text import parse_float, read_bytes, read_lines, split_fields
 
         if not self.params["file"]:
@@ -224,7 +225,7 @@ class FileScores(ExternalScores):
         if path.suffix.lower() == ".json":
             try:
                 doc = json.loads(read_bytes(path).decode("utf-8"), parse_constant=_no_constant,
-                                 object_pairs_hook=_unique_keys)
+                                 object_pairs_hook=unique_keys)
             except UnicodeDecodeError as exc:
                 raise InputError(f"not UTF-8 text (byte {exc.start})", path, fix="save it as UTF-8") from None
             except json.JSONDecodeError as exc:
@@ -261,12 +262,3 @@ class FileScores(ExternalScores):
 
 def _no_constant(name: str):
     raise ValueError(f"score file holds the non-finite number {name}")
-
-
-def _unique_keys(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"key {k!r} appears twice in one object")
-        out[k] = v
-    return out
