@@ -21,6 +21,7 @@ def _sacre_sentence(hyps, refs, **kw):
         return np.array([m.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, refs)])
 
 
+@pytest.mark.slow
 def test_corpus_bleu_equals_sacrebleu_on_every_wmt12_into_english_system(wmt12_into_english):
     checked = 0
     for _pair, ref, systems in wmt12_into_english:

@@ -9,6 +9,8 @@ import warnings
 
 import pytest
 
+pytestmark = pytest.mark.slow  # every cs/es/fr-en system: run with pytest -m slow
+
 import combo
 
 sacrebleu = pytest.importorskip("sacrebleu")
