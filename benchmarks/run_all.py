@@ -33,18 +33,15 @@ from pathlib import Path
 
 import numpy as np
 
+import bench_lexical  # the WMT12 de-en loader (this script runs from benchmarks/)
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 os.environ["COMBO_CACHE_DIR"] = ""  # no disk cache: every combo timing analyses its texts (cold)
 
 
 def load():
-    plain = DATA / "wmt12" / "plain"
-    ref = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\n")[:3003]
-    systems = {}
-    for f in sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir()):
-        systems[f.name.split(".", 2)[2]] = f.read_text(encoding="utf-8").split("\n")[:3003]
-    return ref, systems
+    return bench_lexical.load(DATA)
 
 
 def best(fn, repeat):

@@ -26,7 +26,7 @@ from .meta.likeness import king, orange
 from .meta.pairwise import (PreferencePairs, pair_scores, pairs_from_scores, pairwise_accuracy_with_ties,
                             pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
 from .meta.significance import bootstrap
-from .meta.wmt23 import seg_acc_eq, seg_correlation, sys_pairwise_accuracy, wmt23_average, wmt23_tasks
+from .meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pairwise_accuracy, wmt23_average, wmt23_tasks
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
@@ -351,7 +351,7 @@ class MetaEvaluator:
                            note, units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1])
         if criterion == "acc_eq_item":
             res = seg_acc_eq(metric, human, "item")
-            per = _acc_eq_per_item(metric, human, res.epsilon)
+            per = seg_acc_eq_per_item(metric, human, res.epsilon)
             return Quality(res.value, criterion, scheme, n_cells, skipped,
                            "; ".join(x for x in (f"epsilon {res.epsilon:.4g}", note) if x),
                            units=(per[np.isfinite(per)],))
@@ -412,17 +412,6 @@ class _SubsetSegments:
         if self.auto is not None:
             cand = cand[:, self.auto[i]]
         return cand[self.subset], self.refs.ref_ref(i)[self.subset]
-
-
-def _acc_eq_per_item(metric: np.ndarray, human: np.ndarray, epsilon: float) -> np.ndarray:
-    """Each segment's acc_eq at a fixed ``epsilon`` (NaN: no pair); their mean is the item-grouped acc_eq."""
-    pairs = pairs_from_scores(human)
-    better, worse = pair_scores(metric, pairs)
-    d = better - worse
-    right = np.where(pairs.tie, np.abs(d) <= epsilon, d > epsilon).astype(np.float64)
-    n = np.bincount(pairs.segment, minlength=human.shape[1])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.bincount(pairs.segment, weights=right, minlength=human.shape[1]) / np.where(n, n, np.nan)
 
 
 def _correlation_statistic(method: str):

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -141,7 +141,7 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
         return out
     analysis = metric.analyse(list(texts))
     if rows is not None:
-        out["rows"] = _row_scores(metric, analysis, rows, row_system, n_systems, step)
+        out["rows"] = metric.row_scores(analysis, rows, row_system, n_systems, step)
     if pairs is not None:
         left, right = pairs
         if step is None or len(left) <= step:
@@ -158,7 +158,7 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
 
 def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_system: np.ndarray, n_systems: int,
                          step: int):
-    """Like :func:`_row_scores`, but each chunk of rows analyses only its own texts, then lets them go.
+    """Like :meth:`Metric.row_scores`, but each chunk of rows analyses only its own texts, then lets them go.
 
     Memory is bounded by a chunk of rows and its analysis, not by every distinct
     text of the test bed. Exact for metrics whose rows are independent: their
@@ -182,28 +182,6 @@ def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_s
             sums = np.zeros((n_systems, stats.shape[1]))
         np.add.at(sums, row_system[start:stop], stats)
         del analysis, stats
-    sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
-    return seg, sysv
-
-
-def _row_scores(metric: Metric, analysis, rows: Rows, row_system: np.ndarray, n_systems: int,
-                step: Optional[int]):
-    """Segment scores of every row and corpus scores of every system (summed statistics), ``step`` rows at a time."""
-    n_rows = len(row_system)
-    step = n_rows if not step else step
-    seg = np.empty(n_rows, dtype=np.float64)
-    sums = None
-    for start in range(0, max(n_rows, 1), max(step, 1)):
-        stop = min(start + step, n_rows)
-        ptr = rows.ref_ptr[start:stop + 1]
-        ref_ids = rows.ref_ids[ptr[0]:ptr[-1]]
-        weights = None if rows.ref_weights is None else rows.ref_weights[ptr[0]:ptr[-1]]
-        stats = metric.statistics(analysis, rows.hyp_ids[start:stop], ptr - ptr[0], ref_ids, weights)
-        seg[start:stop] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(stop - start)
-        if sums is None:
-            sums = np.zeros((n_systems, stats.shape[1]))
-        np.add.at(sums, row_system[start:stop], stats)
-        del stats
     sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
     return seg, sysv
 

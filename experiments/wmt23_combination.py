@@ -27,9 +27,8 @@ from combo.combine.learn import TrainOptions, train_model
 from combo.combine.search import search
 from combo.combine.ulc import ulc
 from combo.meta.correlation import correlation_values
-from combo.meta.pairwise import pair_scores, pairs_from_scores
 from combo.meta.significance import bootstrap, paired_bootstrap_test
-from combo.meta.wmt23 import seg_acc_eq, seg_correlation, sys_pairwise_accuracy, sys_pearson, wmt23_systems
+from combo.meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pairwise_accuracy, sys_pearson, wmt23_systems
 from combo.scoring import reads_language
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +66,6 @@ class Study:
         for s in tb.scores:
             if s.aspect == "mqm" and s.system in s_index:
                 self.human[s_index[s.system], s.segment] = s.value
-        self.pairs = pairs_from_scores(self.human)
         docs = [seg.group for seg in tb.segments]
         self.folds = list(GroupKFold(n_splits=FOLDS).split(np.zeros(len(docs)), groups=docs))
         self.epsilon: Dict[str, float] = {}
@@ -83,13 +81,7 @@ class Study:
             return correlation_values(m, self.human, "kendall_b", "item", per_group=True)
         if name not in self.epsilon:
             self.epsilon[name] = seg_acc_eq(m, self.human, "item").epsilon
-        eps = self.epsilon[name]
-        better, worse = pair_scores(m, self.pairs)
-        d = better - worse
-        right = np.where(self.pairs.tie, np.abs(d) <= eps, d > eps).astype(float)
-        n = np.bincount(self.pairs.segment, minlength=m.shape[1])
-        with np.errstate(invalid="ignore"):
-            return np.bincount(self.pairs.segment, weights=right, minlength=m.shape[1]) / np.where(n, n, np.nan)
+        return seg_acc_eq_per_item(m, self.human, self.epsilon[name])
 
     def value(self, m: np.ndarray, criterion: str, human=None) -> float:
         human = self.human if human is None else human

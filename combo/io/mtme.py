@@ -139,7 +139,7 @@ def _references_used(references, ref_files: Dict[str, Path], ref_dir: Path, test
             return list(ref_files)
         found = ", ".join(sorted(ref_files))
         raise InputError(f"{testset} {lp} has several references ({found}) and no standard one is known here",
-                         ref_dir, fix=f"choose with --testbed-option references=NAME (or NAME,NAME or all)")
+                         ref_dir, fix="choose with --testbed-option references=NAME (or NAME,NAME or all)")
     used = list(references)
     if not used:
         raise InputError("references= names no reference", ref_dir, fix="give reference names, e.g. references=refA")

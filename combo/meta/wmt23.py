@@ -45,8 +45,6 @@ from .pairwise import TieAccuracyResult, pair_scores, pairs_from_scores, pairwis
 #: Task kinds and the range of their values (for the [0, 1] mapping of the average); the first four are WMT23's.
 TASK_RANGES = {"sys_accuracy": (0.0, 1.0), "sys_pearson": (-1.0, 1.0), "seg_pearson": (-1.0, 1.0),
                "seg_acc_eq": (0.0, 1.0), "seg_kendall": (-1.0, 1.0)}
-#: MQM language pairs of WMT23 (``tasks.WMT23`` default) and their standard references (``meta_info.py``).
-WMT23_STD_REF = {"en-de": "refA", "he-en": "refB", "zh-en": "refA"}
 #: Systems mt-metrics-eval treats as outliers, left out with ``use_outliers=False`` (``meta_info.py``).
 WMT23_OUTLIERS = {"en-de": frozenset({"synthetic_ref"}), "he-en": frozenset(), "zh-en": frozenset({"synthetic_ref"})}
 
@@ -108,6 +106,20 @@ def seg_acc_eq(metric, human, average_by: str = "item", epsilon: Optional[float]
     pairs = pairs_from_scores(h)
     better, worse = pair_scores(m, pairs)
     return pairwise_accuracy_with_ties(better, worse, pairs.tie, epsilon=epsilon, group=pairs.segment)
+
+
+def seg_acc_eq_per_item(metric, human, epsilon: float) -> np.ndarray:
+    """Each segment's acc_eq at a fixed ``epsilon`` (NaN: no pair): their mean is :func:`seg_acc_eq` by item at
+    that epsilon, so bootstrapping segments resamples these values (epsilon fixed at its full-data
+    calibration, as mt-metrics-eval's permutation test fixes it)."""
+    metric, human = _check_matrices(metric, human)
+    pairs = pairs_from_scores(human)
+    better, worse = pair_scores(metric, pairs)
+    d = better - worse
+    right = np.where(pairs.tie, np.abs(d) <= epsilon, d > epsilon).astype(np.float64)
+    n = np.bincount(pairs.segment, minlength=human.shape[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.bincount(pairs.segment, weights=right, minlength=human.shape[1]) / np.where(n, n, np.nan)
 
 
 def sys_pairwise_accuracy(metric_sys: SeqOrArray, human_sys: SeqOrArray) -> float:

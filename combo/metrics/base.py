@@ -253,16 +253,31 @@ class Metric:
         Text metrics score ``cands.rows`` (the scoring module runs them in batches
         and in parallel itself); row-keyed metrics override this.
         """
-        seg, sysv = self.row_and_system_scores(self.rows_statistics(cands.rows), cands.row_system,
-                                               len(cands.systems))
+        self.check_resources()
+        seg, sysv = self.row_scores(self.analyse(cands.rows.texts), cands.rows, cands.row_system, len(cands.systems))
         return seg, sysv, self.signature
 
-    def row_and_system_scores(self, stats: np.ndarray, row_system: np.ndarray, n_systems: int):
-        """Each row's segment score, and each system's corpus score (the score of its summed statistics)."""
-        seg = np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(row_system))
-        sums = np.zeros((n_systems, stats.shape[1]))
-        np.add.at(sums, row_system, stats)
-        return seg, np.asarray(self.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
+    def row_scores(self, analysis: Any, rows: Rows, row_system: np.ndarray, n_systems: int,
+                   step: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """Each row's segment score and each system's corpus score (the score of its summed statistics),
+        computing statistics ``step`` rows at a time (all at once by default)."""
+        n_rows = len(row_system)
+        step = n_rows if not step else step
+        seg = np.empty(n_rows, dtype=np.float64)
+        sums = None
+        for start in range(0, max(n_rows, 1), max(step, 1)):
+            stop = min(start + step, n_rows)
+            ptr = rows.ref_ptr[start:stop + 1]
+            weights = None if rows.ref_weights is None else rows.ref_weights[ptr[0]:ptr[-1]]
+            stats = self.statistics(analysis, rows.hyp_ids[start:stop], ptr - ptr[0], rows.ref_ids[ptr[0]:ptr[-1]],
+                                    weights)
+            seg[start:stop] = np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(stop - start)
+            if sums is None:
+                sums = np.zeros((n_systems, stats.shape[1]))
+            np.add.at(sums, row_system[start:stop], stats)
+            del stats
+        sysv = np.asarray(self.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
+        return seg, sysv
 
     # -- public API -----------------------------------------------------------------------
     def rows_statistics(self, rows: Rows) -> np.ndarray:
