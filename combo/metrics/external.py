@@ -232,7 +232,9 @@ class FileScores(ExternalScores):
                 raise InputError(f"not valid JSON ({exc.msg})", path, exc.lineno,
                                  fix='write {"SYSTEM": {"SEGMENT-ID": score, ...}, ...}') from None
             except ValueError as exc:
-                raise InputError(str(exc), path, fix="write each score as a finite number or null") from None
+                fix = ("give each system and segment id once" if "twice" in str(exc)
+                       else "write each score as a finite number or null")
+                raise InputError(str(exc), path, fix=fix) from None
             if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
                 raise InputError("expected an object of objects", path,
                                  fix='write {"SYSTEM": {"SEGMENT-ID": score, ...}, ...}')
