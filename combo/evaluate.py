@@ -156,6 +156,11 @@ class MetaEvaluator:
         with np.errstate(invalid="ignore"):
             return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
+    @property
+    def has_absolute_scores(self) -> bool:
+        """Whether the human matrix holds absolute scores (not WMT12-style shares of wins from rankings)."""
+        return self.aspect != "rr-wins" and bool(np.isfinite(self.human).any())
+
     def preference_pairs(self) -> PreferencePairs:
         """Human preference pairs: the test bed's relative rankings, else pairs from absolute scores."""
         if self._pairs is None:
@@ -325,9 +330,9 @@ class MetaEvaluator:
 
     def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
-        if not np.isfinite(self.human).any():
-            raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for {criterion}",
-                             fix="use --criterion kendall with relative rankings")
+        if not self.has_absolute_scores:
+            raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores (MQM, DA) for "
+                             f"{criterion}", fix="use --criterion kendall with relative rankings")
         rows, skipped = self.combined_rows(subset, scheme)
         keep = self.system_mask
         metric = self._matrix(rows)[keep]
@@ -509,7 +514,7 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
         elif not (judged or (c in ("pearson", "spearman") and evaluator.testbed.system_scores)):
             why[c] = ("needs human judgments; the test bed has none" if not evaluator.testbed.system_scores
                       else "needs segment-level human judgments; the test bed has system scores only")
-        elif c in WMT23_CRITERIA and not np.isfinite(evaluator.human).any():
+        elif c in WMT23_CRITERIA and not evaluator.has_absolute_scores:
             why[c] = "a WMT23 statistic needs absolute segment scores (e.g. MQM); the test bed has rankings only"
         elif c in ("kendall", "acc_eq") + WMT23_CRITERIA and evaluator.n_sys < 2:
             why[c] = "pairwise criteria compare candidates of one segment; the test bed has 1 system"

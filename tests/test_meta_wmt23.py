@@ -355,3 +355,16 @@ def test_evaluate_criteria_are_the_wmt23_statistics(data):
     assert round(q.value, 3) == 0.845 and round(ev.quality([0], "r_snt").value, 3) == 0.695
     ci = ev.with_interval(ev.quality([0], "seg_kendall_item"), n_resamples=200)
     assert ci.low < ci.value < ci.high and ci.unit == "segments"
+
+
+def test_wmt23_criteria_refuse_rankings_only_test_beds(data):
+    # WMT12 has relative rankings only; its shares of wins are not MQM-like scores: refused, not computed.
+    import combo
+    from combo.errors import InputError
+    from combo.evaluate import MetaEvaluator, supported_criteria
+
+    tb = combo.load_testbed(data / "wmt12", lp="de-en").subset(range(200))
+    ev = MetaEvaluator(tb, combo.score_testbed(tb, ["chrf"]))
+    with pytest.raises(InputError, match="no absolute segment scores"):
+        ev.quality([0], "wmt23")
+    assert "acc_eq_item" not in supported_criteria(ev)[0]
