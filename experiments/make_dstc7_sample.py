@@ -47,17 +47,13 @@ def _lines(path: Path) -> list:
     return path.read_bytes().split(b"\n")[:-1]  # the files end with a newline
 
 
-def _instance(line: bytes) -> bytes:
-    return line.split(b"\t", 1)[0]
-
-
 def choose(data: Path) -> list:
     """The chosen InstanceIDs, in context-file order (the rule above)."""
     gold = {}
     for line in _lines(data / GOLD)[1:]:
         iid, _, rest = line.partition(b"\t")
         gold[iid] = [r for r in rest.split(b"\t") if r] if rest else []
-    order = [_instance(line) for line in _lines(data / CONTEXT)[1:]]
+    order = [line.split(b"\t", 1)[0] for line in _lines(data / CONTEXT)[1:]]
     return [iid for iid in order if len(gold[iid]) >= MIN_REFERENCES][:INSTANCES]
 
 
@@ -66,15 +62,12 @@ def build(data: Path, out: Path) -> dict:
     keep = set(chosen)
     out.mkdir(parents=True, exist_ok=True)
     counts = {}
-    for name in (CONTEXT, SYSTEMS, MEANS):
+    # the column holding the InstanceID: first, except after SystemID or JudgeID
+    for name, column in ((CONTEXT, 0), (SYSTEMS, 1), (MEANS, 0), (PER_JUDGE, 1)):
         lines = _lines(data / name)
-        rows = [line for line in lines[1:] if _instance(line) in keep]
+        rows = [line for line in lines[1:] if line.split(b"\t")[column] in keep]
         (out / name).write_bytes(b"\n".join([lines[0], *rows]) + b"\n")
         counts[name] = len(rows)
-    lines = _lines(data / PER_JUDGE)  # JudgeID, InstanceID, ...
-    rows = [line for line in lines[1:] if line.split(b"\t")[1] in keep]
-    (out / PER_JUDGE).write_bytes(b"\n".join([lines[0], *rows]) + b"\n")
-    counts[PER_JUDGE] = len(rows)
     lines = _lines(data / GOLD)
     rows = []
     for line in lines[1:]:
