@@ -21,6 +21,7 @@ from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
 from .evaluate import CRITERIA
 from .metrics.registry import is_model_file
+from .metrics.sets import SEARCH
 
 EXAMPLE = "example"
 
@@ -239,8 +240,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
             click.echo(f"# {name}: {sig}" + (f"|{where[name]}" if where.get(name) else ""), err=True)
 
 
-SEARCH_METRICS = ("bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "wer", "per", "rouge-1",
-                  "rouge-2", "rouge-l", "rouge-w", "rouge-su", "meteor", "gtm", "gtm:e=2", "cider")
+SEARCH_METRICS = SEARCH  # the @search set (combo.metrics.sets): combo search's and combo report's default
 
 
 def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
@@ -296,13 +296,16 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if needs_refs == "auto":  # combo report: KING and ORANGE when every segment has enough references
         needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
     explicit = bool(metrics)
-    specs = _metric_list(metrics) if explicit else list(SEARCH_METRICS)
+    from .metrics.sets import expand_metric_sets
+
+    set_notes: List[str] = []
+    specs = expand_metric_sets(_metric_list(metrics), set_notes) if explicit else list(SEARCH_METRICS)
     specs, missing = _available(specs)
     if missing and explicit:
         from .metrics.registry import get_metric
         for spec in missing:
             get_metric(spec).check_resources()  # raises the precise error
-    notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
+    notes = set_notes + ([f"left out (resource missing here): {', '.join(missing)}"] if missing else [])
     if not explicit:
         specs, foreign = _readable(specs, [tb])
         if foreign:
@@ -341,7 +344,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
 
 def search_options(func):
     options = [
-        click.option("--metrics", "-m", multiple=True, help="Candidate metrics (default: the lexical set)."),
+        click.option("--metrics", "-m", multiple=True, help="Candidate metrics or sets such as @lexical (default: @search)."),
         click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
@@ -531,7 +534,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True, help="Metrics (default: the lexical set of combo search).")
+@click.option("--metrics", "-m", multiple=True, help="Metrics or sets such as @lexical (default: @search).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--criteria", default=None,
               help="Comma-separated criteria (default: every one the test bed supports).")
@@ -750,7 +753,8 @@ def _train_report(data, cv, options) -> dict:
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", multiple=True,
-              help="Feature metrics, repeatable; options as name:key=value (default: the lexical set of search).")
+              help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them), repeatable; "
+                   "options as name:key=value (default: @heterogeneous if installed, else @lexical).")
 @click.option("--method", type=click.Choice(["pairwise-lr", "regression", "ulc"]), default="pairwise-lr",
               show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
 @click.option("--regressor", type=click.Choice(["ridge", "svr"]), default="ridge", show_default=True,
@@ -789,12 +793,17 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     if len(set(lps)) != len(lps) or "" in lps:
         raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. cs-en,de-en)")
     testbeds = [_load_testbed(testbed_path, x, testbed_options) for x in lps]
-    specs = _metric_list(metrics) if metrics else list(SEARCH_METRICS)
+    from .metrics.sets import expand_metric_sets, training_default
+
+    set_notes: List[str] = []
+    if metrics:
+        given = _metric_list(metrics)
+        metric_set = ", ".join(m for m in given if m.startswith("@")) or None
+        specs = expand_metric_sets(given, set_notes)
+    else:  # @heterogeneous where its extras are installed, else what @lexical can read (combo.metrics.sets)
+        metric_set, specs, set_notes = training_default([tb.target_language for tb in testbeds])
     if any(is_model_file(spec) for spec in specs):
         raise OptionError("a tuned metric (model file) cannot be a feature of another model")
-    if not metrics:  # the default set: what is installed and reads the test beds' language
-        specs, _ = _available(specs)
-        specs, _ = _readable(specs, testbeds)
     options = TrainOptions(method=method, regressor=regressor, inner_folds=inner_folds,
                            name=name or Path(out).stem)
     options.check()
@@ -809,6 +818,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     cv = cross_validate(data, options, folds, by=cv_by) if folds else None
     model = fit_model(data, options)
+    model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
     report = _train_report(data, cv, options)
     from .combine.model import save_text
 
@@ -820,7 +830,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                "training": data.sources[0] if len(testbeds) == 1 else data.sources,
                "chosen": {k: est[k] for k in ("C", "alpha") if k in est},
                "weights": dict(zip(model.specs, model.weights.tolist())), "bias": model.bias,
-               "cross_validation": report}
+               "metric_set": model.training["metric_set"], "cross_validation": report}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
         chosen = ", ".join(f"{k} = {est[k]:g}" for k in ("C", "alpha") if k in est)
@@ -838,6 +848,10 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                          + (f"; {chosen}" if chosen and len(testbeds) == 1 else ""))
         if chosen and len(testbeds) > 1:
             lines.append(f"one model on all {len(testbeds)} test beds; {chosen}")
+        if metric_set:
+            lines.append(f"features: {metric_set}, {len(model.specs)} metrics"
+                         + (" (the default)" if not metrics else ""))
+        lines += [f"note: {n}" for n in set_notes]
         lines.append(f"model written to {out}")
         if cv is not None:
             how = ("leaving one test bed out" if cv.by == "testbed"

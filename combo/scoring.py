@@ -23,6 +23,7 @@ import numpy as np
 from .errors import InputError, OptionError
 from .metrics.base import Candidates, Metric, Rows, TextIndex
 from .metrics.registry import get_metric
+from .metrics.sets import expand_metric_sets
 from .testbed import Testbed
 
 MetricLike = Union[str, Metric]
@@ -269,6 +270,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     from .budget import Budget
 
     chunk = Budget.of(memory).pair_chunk()
+    metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics)
     if not all(m.row_keyed for m in instances):
         check_references(testbed)
@@ -289,8 +291,21 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
 
     _run([(instances[k], rows.texts, rows, row_system, n_sys, None, chunk) for k in todo], jobs, progress,
          on_result=done)
-    return _table(testbed, metrics, instances, systems, row_system, row_segment,
-                  [results[k] for k in range(len(instances))], signatures)
+    return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
+                              [results[k] for k in range(len(instances))], signatures), set_notes)
+
+
+def _expand_sets(metrics: Sequence[MetricLike]) -> Tuple[List[MetricLike], List[str]]:
+    """``metrics`` with each named set (``@lexical``, ``@heterogeneous``: combo.metrics.sets) replaced by its
+    members, and the notes on members ``@set:available`` left out."""
+    notes: List[str] = []
+    return expand_metric_sets(metrics, notes), notes
+
+
+def _with_notes(table: ScoreTable, notes: List[str]) -> ScoreTable:
+    if notes:
+        table.metadata["notes"] = notes
+    return table
 
 
 #: Package whose version an optional resource's results depend on.
@@ -615,6 +630,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     from .budget import Budget
 
     chunk = Budget.of(memory).pair_chunk()
+    metrics = _expand_sets(metrics)[0]
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
@@ -647,6 +663,7 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
     from .budget import Budget
 
     chunk = Budget.of(memory).pair_chunk()
+    metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics, pairs=True)
     check_references(testbed)
     systems = list(testbed.systems)
@@ -681,5 +698,5 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
             pair_cache.put(instances[k], r["pairs"])
 
     _run(tasks, jobs, progress, on_result=done)
-    table = _table(testbed, metrics, instances, systems, row_system, row_segment, row_results)
+    table = _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment, row_results), set_notes)
     return table, _reference_table(plan, metrics, instances, values, max_refs, seed)
