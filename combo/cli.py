@@ -24,6 +24,7 @@ from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH
 
 EXAMPLE = "example"
+SAMPLE = "dstc7-sample"  # the bundled slice of real data (combo/data/README.md)
 
 
 def example_path() -> Path:
@@ -33,8 +34,9 @@ def example_path() -> Path:
 
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
     from .io import load_testbed
+    from .io.fetch import sample_path
 
-    path = example_path() if spec == EXAMPLE else Path(spec)
+    path = example_path() if spec == EXAMPLE else sample_path() if spec == SAMPLE else Path(spec)
     from .options import split_key_values
 
     kwargs = split_key_values("--testbed-option", options)
@@ -83,7 +85,7 @@ def testbed_options(func):
     func = click.option("--lp", default=None, help="Language pair, for folders holding several (e.g. de-en).")(func)
     func = click.option("--testbed", "testbed_path", required=True,
                         help="A .jsonl file, a supported folder layout (see docs/testbeds.md), "
-                             "or 'example' (bundled).")(func)
+                             "or a bundled one: 'dstc7-sample' (real DSTC7 data) or 'example'.")(func)
     return func
 
 
@@ -422,6 +424,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                  f"quality: {_fmt(result.quality)}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {'yes' if result.beats_best_single else 'no'}",
+                 *_king_in_words(ev, result, criterion, king_ties),
                  "trace:"]
         for step in result.trace:
             lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}  "
@@ -431,6 +434,26 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
     write_output(text, out)
     _write_report(page, report_path)
+
+
+def _king_in_words(ev, result, criterion: str, rule: str) -> List[str]:
+    """What a KING figure says, and how much of it comes from ties with the best system output."""
+    if criterion != "king":
+        return []
+    from .evaluate import king_ties
+
+    t = king_ties(ev, result.selected)
+    chosen = "{" + ", ".join(result.selected) + "}"
+    lines = [f"in words: averaged over {t['segments']} segments, the share of held-out human references that "
+             f"QUEEN over {chosen} scores at least as high as every system output ({_fmt(result.quality)}; "
+             "1 = the human text always looks most human-like)"]
+    if t["ties"]:
+        lines.append(f"ties: {t['ties']} of the {t['references']} references count only by tying with the best "
+                     f"system output (--king-ties {rule}); not counting ties (--king-ties strict), {chosen} "
+                     f"scores {_fmt(t['king_strict'])}" if rule == "count" else
+                     f"ties: {t['ties']} of the {t['references']} references tie with the best system output, "
+                     f"counted {'1/2' if rule == 'half' else '0'} each (--king-ties {rule})")
+    return lines
 
 
 @main.command()
