@@ -21,7 +21,7 @@ from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
 from .evaluate import CRITERIA
 from .metrics.registry import is_model_file
-from .metrics.sets import SEARCH
+from .metrics.sets import SEARCH, expand_metric_sets, training_default
 
 EXAMPLE = "example"
 SAMPLE = "dstc7-sample"  # the bundled slice of real data (combo/data/README.md)
@@ -298,8 +298,6 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if needs_refs == "auto":  # combo report: KING and ORANGE when every segment has enough references
         needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
     explicit = bool(metrics)
-    from .metrics.sets import expand_metric_sets
-
     set_notes: List[str] = []
     specs = expand_metric_sets(_metric_list(metrics), set_notes) if explicit else list(SEARCH_METRICS)
     specs, missing = _available(specs)
@@ -346,7 +344,8 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
 
 def search_options(func):
     options = [
-        click.option("--metrics", "-m", multiple=True, help="Candidate metrics or sets such as @lexical (default: @search)."),
+        click.option("--metrics", "-m", multiple=True,
+                     help="Candidate metrics or sets such as @lexical (default: @search)."),
         click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
@@ -816,8 +815,6 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     if len(set(lps)) != len(lps) or "" in lps:
         raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. cs-en,de-en)")
     testbeds = [_load_testbed(testbed_path, x, testbed_options) for x in lps]
-    from .metrics.sets import expand_metric_sets, training_default
-
     set_notes: List[str] = []
     if metrics:
         given = _metric_list(metrics)

@@ -260,7 +260,8 @@ def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = F
 
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
                   jobs: int = 1, progress: bool = False, cache_dir=None, memory=None) -> ScoreTable:
-    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"`` or instances).
+    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"``, named sets like
+    ``"@lexical"`` (combo.metrics.sets; notes on left-out members in ``table.metadata["notes"]``) or instances).
 
     With ``cache_dir``, each metric's scores are stored under a key made of the
     test bed's texts and the metric's signature, and reused on the next run.

@@ -85,7 +85,8 @@ def build(data: Path, out: Path) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "dstc7")
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "combo" / "data" / "dstc7-sample")
+    parser.add_argument("--out", type=Path,
+                        default=Path(__file__).resolve().parents[1] / "combo" / "data" / "dstc7-sample")
     args = parser.parse_args(argv)
     for name, n in build(args.data, args.out).items():
         print(f"{name}\t{n} rows")
