@@ -526,7 +526,7 @@ def _check_report_possible(report_path: Optional[str]) -> None:
 def _report_page(ev, metrics, table, notes, seed, **inputs) -> str:
     from .report import ReportInputs, build_report, tuned_weights
 
-    tuned = tuned_weights(_metric_list(metrics), table.metrics) if metrics else {}
+    tuned = tuned_weights(expand_metric_sets(_metric_list(metrics)), table.metrics) if metrics else {}
     program = Path(sys.argv[0]).name if sys.argv else ""
     command = "combo " + " ".join(sys.argv[1:]) if program in ("combo", "cli.py", "__main__.py") else ""
     return build_report(ev, ReportInputs(seed=seed, notes=notes, tuned=tuned, command=command, **inputs))
