@@ -414,6 +414,10 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                            "randomness": {"seed": seed, "max_refs": max_refs,
                                           "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
+    if criterion == "king":  # what ties with the best system output add to the figure (read with it)
+        from .evaluate import king_ties as tie_split
+
+        result.details["king_tie_split"] = tie_split(ev, result.selected)
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
@@ -423,7 +427,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                  f"quality: {_fmt(result.quality)}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {'yes' if result.beats_best_single else 'no'}",
-                 *_king_in_words(ev, result, criterion, king_ties),
+                 *_king_in_words(result, king_ties),
                  "trace:"]
         for step in result.trace:
             lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}  "
@@ -435,13 +439,11 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     _write_report(page, report_path)
 
 
-def _king_in_words(ev, result, criterion: str, rule: str) -> List[str]:
+def _king_in_words(result, rule: str) -> List[str]:
     """What a KING figure says, and how much of it comes from ties with the best system output."""
-    if criterion != "king":
+    t = result.details.get("king_tie_split")
+    if not t:
         return []
-    from .evaluate import king_ties
-
-    t = king_ties(ev, result.selected)
     chosen = "{" + ", ".join(result.selected) + "}"
     lines = [f"in words: averaged over {t['segments']} segments, the share of held-out human references that "
              f"QUEEN over {chosen} scores at least as high as every system output ({_fmt(result.quality)}; "

@@ -187,6 +187,11 @@ def test_first_run_command_explains_its_king_figure():
     assert f"({quality:.4f};" in words and 0 <= strict <= quality
     tied, counted = (int(x) for x in re.match(r"ties: (\d+) of the (\d+) references", ties).groups())
     assert 0 < tied <= counted
+    res = CliRunner().invoke(main, ["search", "--criterion", "king", "--testbed", "dstc7-sample",
+                                    "-m", "rouge-2", "-m", "chrf", "-q", "--format", "json"])
+    doc = json.loads(res.output)
+    assert doc["king_ties"] == "count" and doc["king_tie_split"]["ties"] == tied
+    assert doc["king_tie_split"]["king_count"] == pytest.approx(doc["quality"])
 
 
 def test_king_ties_agree_with_the_evaluator_under_each_rule():
