@@ -9,8 +9,11 @@ import json
 import math
 from typing import Dict, List
 
-from .errors import ResourceMissing
+from .errors import OptionError, ResourceMissing
 from .metrics.registry import list_metrics, metric_class
+
+#: What :func:`render` writes (``combo metrics --format``).
+FORMATS = ("table", "json", "markdown")
 
 
 def catalogue() -> List[Dict[str, object]]:
@@ -49,7 +52,9 @@ def _languages(row: Dict[str, object]) -> str:
 
 
 def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
-    """Render the catalogue as a text table, JSON or Markdown."""
+    """Render the catalogue as a text table, JSON or Markdown (``fmt`` one of :data:`FORMATS`)."""
+    if fmt not in FORMATS:
+        raise OptionError(f"unknown catalogue format {fmt!r}; choose one of {list(FORMATS)}")
     if fmt == "json":
         return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
     if fmt == "markdown":

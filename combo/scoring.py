@@ -26,6 +26,8 @@ from .metrics.registry import get_metric
 from .testbed import Testbed
 
 MetricLike = Union[str, Metric]
+#: The levels a score table reports: corpus scores per system, or one score per candidate.
+LEVELS = ("system", "segment")
 
 
 @dataclass
@@ -58,7 +60,9 @@ class ScoreTable:
         return {s: float(v) for s, v in zip(self.systems, self.system[m])}
 
     def to_records(self, level: str = "system") -> List[Dict[str, object]]:
-        """Rows as dicts: per system, or per (system, segment)."""
+        """Rows as dicts: per system, or per (system, segment) (``level`` one of :data:`LEVELS`)."""
+        if level not in LEVELS:
+            raise OptionError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
         if level == "system":
             return [{"system": s, **{m: float(self.system[j, i]) for j, m in enumerate(self.metrics)}}
                     for i, s in enumerate(self.systems)]

@@ -502,6 +502,8 @@ def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[ob
 # ---------------------------------------------------------------------------
 
 _supplied: Dict[str, Dict[str, object]] = {}
+#: The tree families trees can be supplied for (``--trees KIND TEXTS TREES``).
+TREE_KINDS = ("constituents", "dependencies", "discourse")
 
 
 def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
@@ -510,8 +512,8 @@ def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path:
     ``kind`` names the tree family a metric asks for: ``constituents``,
     ``dependencies`` or ``discourse``. A text given twice must get the same tree.
     """
-    if kind not in ("constituents", "dependencies", "discourse"):
-        raise OptionError(f"supplied trees: kind {kind!r} must be constituents, dependencies or discourse")
+    if kind not in TREE_KINDS:
+        raise OptionError(f"supplied trees: kind {kind!r} must be one of {', '.join(TREE_KINDS)}")
     if len(texts) != len(trees):
         raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
                          fix="give one tree per line of the text file, in the same order")
