@@ -88,13 +88,14 @@ class ScoreTable:
                        meta["testbed"], meta["metadata"])
 
     def to_dataframe(self, level: str = "segment"):
-        """A pandas DataFrame (pandas is optional: ``pip install pandas``)."""
+        """A pandas DataFrame (pandas is optional: ``pip install 'combo-eval[pandas]'``)."""
         try:
             import pandas as pd
         except ImportError:
             from .errors import ResourceMissing
+            from .extras import install_hint
 
-            raise ResourceMissing("pandas", "pip install pandas") from None
+            raise ResourceMissing("pandas", install_hint("pandas")) from None
         return pd.DataFrame.from_records(self.to_records(level))
 
     def to_json(self) -> str:
