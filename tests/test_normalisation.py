@@ -18,16 +18,17 @@ SPECS = ["bleu", "ter"]  # one higher-is-better metric and one error rate (flipp
 
 
 @pytest.fixture(scope="module")
-def halves(tmp_path_factory):
+def split(tmp_path_factory):
     """The example test bed split in two: the first 4 segments train, the other 20 are new data (14 of their
     80 candidates score outside the training range of BLEU or TER)."""
-    folder = tmp_path_factory.mktemp("halves")
+    folder = tmp_path_factory.mktemp("split")
     tb = load_testbed(example_path())
     train, new = tb.subset(range(4), name="example-train"), tb.subset(range(4, 24), name="example-new")
     write_jsonl(train, folder / "train.jsonl")
     runner = CliRunner()
-    result = runner.invoke(main, ["train", "--testbed", str(folder / "train.jsonl"), *sum((["-m", m] for m in SPECS), []),
-                                  "--method", "ulc", "--folds", "0", "--out", str(folder / "ulc.json"), "-q"])
+    metrics = [arg for m in SPECS for arg in ("-m", m)]
+    result = runner.invoke(main, ["train", "--testbed", str(folder / "train.jsonl"), *metrics, "--method", "ulc",
+                                  "--folds", "0", "--out", str(folder / "ulc.json"), "-q"])
     assert result.exit_code == 0, result.output
     return folder, train, new
 
@@ -38,8 +39,8 @@ def _run(args):
     return result.stdout
 
 
-def test_ulc_model_scores_new_data_as_ulc_with_the_training_ranges(halves):
-    folder, train, new = halves
+def test_ulc_model_scores_new_data_as_ulc_with_the_training_ranges(split):
+    folder, train, new = split
     # `combo apply` on the 20 new segments of every system
     n_refs = len(new.segments[0].references)
     refs = []
@@ -56,7 +57,7 @@ def test_ulc_model_scores_new_data_as_ulc_with_the_training_ranges(halves):
                            "--level", "segment", "--format", "json"]))
     applied = {(r["system"], r["segment"] - 1): r["score"] for r in doc["scores"]}
 
-    # ULC's own normalisation, ranges fitted on the training half, applied to the new half
+    # ULC's own normalisation, ranges fitted on the 4 training segments, applied to the 20 new ones
     fitted = score_testbed(train, SPECS)
     norm, _ = fit_minmax(fitted.segment, fitted.higher_is_better)
     table = score_testbed(new, SPECS)
@@ -72,11 +73,12 @@ def test_ulc_model_scores_new_data_as_ulc_with_the_training_ranges(halves):
     assert np.abs(clipped - got).max() > 0.01
 
 
-def test_evaluate_combine_ulc_equals_the_ulc_model_on_its_training_data(halves):
-    folder, train, _ = halves
+def test_evaluate_combine_ulc_equals_the_ulc_model_on_its_training_data(split):
+    folder, train, _ = split
     common = ["evaluate", "--testbed", str(folder / "train.jsonl"), "--criteria", "kendall",
               "--bootstrap", "0", "--format", "json", "-q"]
-    ulc_rows = json.loads(_run(common + sum((["-m", m] for m in SPECS), []) + ["--combine", "ulc"]))["rows"]
+    metrics = [arg for m in SPECS for arg in ("-m", m)]
+    ulc_rows = json.loads(_run(common + metrics + ["--combine", "ulc"]))["rows"]
     model_rows = json.loads(_run(common + ["-m", str(folder / "ulc.json"), "--combine", ""]))["rows"]
     combined = next(r for r in ulc_rows if r["metric"] == "ULC(all)")
     model = next(r for r in model_rows if r["metric"].endswith("ulc.json"))
