@@ -185,7 +185,10 @@ def test_pairwise_ranker_follows_sklearn_conventions():
         est.predict(X[:, :2])  # n_features_in_ is checked
 
 
-def test_logistic_solver_matches_scikit_learn_on_both_signs():
+def test_logistic_solver_on_half_the_rows_is_the_doubled_problem():
+    """Every other difference negated at 2C (the solver's shortcut) gives the weights of the documented
+    objective, scikit-learn's LogisticRegression on each difference labelled 1 and its negation labelled 0."""
+    from scipy.special import expit
     from sklearn.linear_model import LogisticRegression
 
     X, _, _, pairs = _synthetic(20, noise=0.3, seed=1)
@@ -193,9 +196,12 @@ def test_logistic_solver_matches_scikit_learn_on_both_signs():
     for C in (0.01, 1.0, 100.0):
         ours, _, converged = _fit_logistic(diff, C)
         assert converged
-        ref = LogisticRegression(C=C, fit_intercept=False, tol=1e-10, max_iter=10000).fit(
+        ref = LogisticRegression(C=C, fit_intercept=False, solver="lbfgs", tol=1e-12, max_iter=100000).fit(
             np.vstack([diff, -diff]), np.r_[np.ones(len(diff)), np.zeros(len(diff))]).coef_[0]
-        assert np.allclose(ours, ref, rtol=1e-4, atol=1e-6)
+        assert np.allclose(ours, ref, rtol=1e-6, atol=1e-8)
+        assert np.abs(ours - 2 * C * diff.T @ expit(-(diff @ ours))).max() < 1e-6  # the gradient vanishes
+    w, _, _ = _fit_logistic(diff[:1], 1.0)  # one pair: both labels still occur
+    assert w @ diff[0] > 0
 
 
 @pytest.mark.parametrize("kind", ["ridge", "svr"])
