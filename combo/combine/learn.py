@@ -9,17 +9,20 @@
 * **Features**: metric segment scores min-max normalised per test bed (a WMT12
   test bed is one language pair, as DiscoTK), per segment group, or over all
   rows; lower-is-better metrics flipped (:func:`fit_ranges`).
-* **Estimators** (scikit-learn conventions): :class:`PairwiseLogisticRanker`
-  (DiscoTK's pairwise learning to rank, Guzmán et al. 2014 §4: logistic
-  regression on ``x(a) - x(b)`` labelled 1 and ``x(b) - x(a)`` labelled 0, no
-  intercept since the two signs make the problem symmetric), C chosen by
-  cross-validation grouped by segment; :class:`RegressionCombiner` (Albrecht &
-  Hwa 2007: regression of the human score on the metric scores, ridge or
-  linear SVR); :class:`UniformCombiner` (ULC, Giménez & Màrquez 2008, the
-  untuned baseline).
+* **Estimators** (scikit-learn's contract, ``check_estimator`` passes):
+  :class:`PairwiseLogisticRanker` (DiscoTK's pairwise learning to rank,
+  Guzmán et al. 2014 §4: logistic regression on ``x(a) - x(b)`` labelled 1
+  and ``x(b) - x(a)`` labelled 0, no intercept since the two signs make the
+  problem symmetric; pairs formed inside ``fit`` from the human grades ``y``
+  and ``groups``, :func:`preference_pairs`), C chosen by cross-validation
+  grouped by segment; :class:`RegressionCombiner` (Albrecht & Hwa 2007:
+  regression of the human score on the metric scores, ridge or linear SVR);
+  :class:`UniformCombiner` (ULC, Giménez & Màrquez 2008, the untuned
+  baseline).
 * :func:`train_model` turns one or more scored test beds into a
   :class:`~combo.combine.model.TunedModel`; :func:`cross_validate` gives
-  out-of-fold scores with folds grouped by segment. Model selection only ever
+  out-of-fold scores with scikit-learn's splitters (``GroupKFold`` over
+  segments, ``LeaveOneGroupOut`` over test beds). Model selection only ever
   sees the training folds.
 """
 
@@ -476,9 +479,9 @@ class PairwiseLogisticRanker(_PairwiseRanking, BaseEstimator):
 
     ``predict(X)`` is the interpolated score ``w . x`` (higher is better; its
     sigmoid is DiscoTK's segment score); ``score`` the WMT Kendall of the
-    predictions over the pairs of ``(y, groups, query)``. A Newton fit that
-    stops at ``max_iter`` raises a ``ConvergenceWarning`` and is counted in
-    ``n_not_converged_``.
+    predictions over the pairs of ``(y, groups, query)``. Fits that stop at
+    ``max_iter`` raise one ``ConvergenceWarning`` and are counted in
+    ``n_not_converged_``; ``n_iter_`` is the solver's iterations of the final fit.
 
     Several judges' preferences on one segment (WMT relative rankings) are not
     one grade per row: give each ranking (or each preference, as two rows
