@@ -80,6 +80,25 @@ def test_pairs_from_scores_threshold_and_few_candidates():
     targets, kind = targets_from_testbed(tb, table)
     assert kind == "scores:score"
     assert targets.tolist() == [90, 10, 50, 60, 35, 70, 10]
+    # the same matrix meta-evaluation correlates with
+    assert np.array_equal(MetaEvaluator(tb, table).human[table.row_system, table.row_segment], targets)
+
+
+def test_win_shares_are_one_definition_for_targets_and_meta_evaluation():
+    # segment 0: A beats B twice (two judges), B and C tie (left out); segment 1: C beats A
+    prefs = [Preference(0, "A", "B", judge="j1"), Preference(0, "A", "B", judge="j2"),
+             Preference(0, "B", "C", judge="j1", tie=True), Preference(1, "C", "A", judge="j3")]
+    tb = _tiny(prefs)
+    table = score_testbed(tb, ["chrf"])
+    shares = tb.win_share_matrix(table.systems)  # systems A, B, C x segments 0, 1, 2
+    assert np.array_equal(shares, [[1.0, 0.0, np.nan], [0.0, np.nan, np.nan], [np.nan, 1.0, np.nan]],
+                          equal_nan=True)
+    targets, kind = targets_from_testbed(tb, table)
+    # rows: A 0, 1, 2; B 0, 1; C 0, 1
+    assert kind == "rankings:wins" and np.array_equal(targets, [1.0, 0.0, np.nan, 0.0, np.nan, np.nan, 1.0],
+                                                      equal_nan=True)
+    ev = MetaEvaluator(tb, table)
+    assert ev.aspect == "rr-wins" and np.array_equal(ev.human, shares, equal_nan=True)
 
 
 def test_pairs_need_judgments_and_valid_options():

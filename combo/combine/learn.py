@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
@@ -507,7 +506,7 @@ class PairwiseLogisticRanker(_PairwiseRanking, BaseEstimator):
         if not Cs or any(not (math.isfinite(c) and c > 0) for c in Cs):
             raise OptionError(f"Cs must be positive numbers, not {self.Cs!r}")
         if len(X) < 2:
-            raise InputError(f"no training pairs in 1 sample", fix="give at least two rows with different grades")
+            raise InputError("no training pairs in 1 sample", fix="give at least two rows with different grades")
         better, worse, pair_groups = preference_pairs(y, groups, query, self.min_diff)
         if len(better) == 0:
             raise InputError("no training pairs: no two rows of one query differ in y by more than min_diff "
