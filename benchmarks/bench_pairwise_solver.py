@@ -21,8 +21,8 @@ Solvers, each on one BLAS thread (as training runs), tol 1e-10:
   difference labelled 1, its negation labelled 0: the documented objective),
   and ``lbfgs`` on half the rows at 2C.
 
-The solvers take turns in each of ``--repeats`` rounds (the same machine load
-for all) and the fastest round of each is reported (``timeit``'s rule on a
+The solvers take turns fit by fit (the same machine load for all); each
+solver's fastest of ``--repeats`` rounds is reported (``timeit``'s rule on a
 shared machine), with its ratio to the former Newton method, the C it would
 choose, the largest weight difference from the former Newton method's
 weights over all 36 fits (within 1e-6 or not) and the largest gradient of the
@@ -128,24 +128,35 @@ def sklearn_solver(solver, halved):
     return fit
 
 
-def run(fit, diff, splits, Cs):
-    """The 36 fits of training: every C on every inner fold (held-out WMT Kendall), then the chosen C on all."""
-    weights, grads, taus, converged = [], [], [], True
+def run(solvers, diff, splits, Cs):
+    """The 36 fits of one training with every solver: each C on each inner fold (held-out WMT Kendall),
+    then each solver's chosen C on all pairs. The solvers take turns fit by fit, so that every one of
+    them meets the same machine load. Per solver: seconds, chosen C, weights, largest gradient, converged."""
+    out = {name: {"seconds": 0.0, "weights": [], "grads": [], "taus": [], "converged": True} for name, _ in solvers}
+
+    def timed(name, fit, d, C):
+        t = time.perf_counter()
+        w, ok = fit(d, C)
+        r = out[name]
+        r["seconds"] += time.perf_counter() - t
+        r["converged"] &= ok
+        r["weights"].append(w)
+        r["grads"].append(np.abs(gradient(d, C, w)).max())
+        return w
+
     for C in Cs:
-        c = d = t = 0
+        counts = {name: np.zeros(3) for name, _ in solvers}
         for train, test in splits:
-            w, ok = fit(diff[train], C)
-            converged &= ok
-            weights.append(w)
-            grads.append(np.abs(gradient(diff[train], C, w)).max())
-            m = diff[test] @ w
-            c, d, t = c + (m > 0).sum(), d + (m < 0).sum(), t + (m == 0).sum()
-        taus.append((c - d - t) / (c + d + t))
-    best = Cs[int(np.argmax(taus))]
-    w, ok = fit(diff, best)
-    weights.append(w)
-    grads.append(np.abs(gradient(diff, best, w)).max())
-    return best, np.array(weights), max(grads), converged and ok
+            for name, fit in solvers:
+                m = diff[test] @ timed(name, fit, diff[train], C)
+                counts[name] += [(m > 0).sum(), (m < 0).sum(), (m == 0).sum()]
+        for name, _ in solvers:
+            c, d, t = counts[name]
+            out[name]["taus"].append((c - d - t) / (c + d + t))
+    for name, fit in solvers:
+        out[name]["C"] = Cs[int(np.argmax(out[name]["taus"]))]
+        timed(name, fit, diff, out[name]["C"])
+    return out
 
 
 def main(argv=None):
@@ -182,25 +193,21 @@ def main(argv=None):
                ("sklearn newton-cholesky, doubled data", sklearn_solver("newton-cholesky", False)),
                ("sklearn lbfgs, doubled data", sklearn_solver("lbfgs", False)),
                ("sklearn lbfgs, half the rows at 2C", sklearn_solver("lbfgs", True))]
-    times = {name: [] for name, _ in solvers}
-    results = {}
-    for _ in range(args.repeats):
-        for name, fit in solvers:  # in turns, so that every solver sees the same load
-            t = time.perf_counter()
-            with threadpool_limits(limits=1, user_api="blas"):
-                results[name] = run(fit, diff, splits, Cs)
-            times[name].append(time.perf_counter() - t)
-    ref_name = solvers[0][0]
-    ref_seconds, ref_best, ref_weights = min(times[ref_name]), results[ref_name][0], results[ref_name][1]
+    rounds = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(args.repeats):
+            rounds.append(run(solvers, diff, splits, Cs))
+    ref = rounds[0][solvers[0][0]]
+    ref_seconds = min(r[solvers[0][0]]["seconds"] for r in rounds)
     for name, _ in solvers:
-        best, weights, grad, converged = results[name]
-        seconds = min(times[name])
-        gap = float(np.max(np.abs(weights - ref_weights)))
-        print(f"  {name:<48} {seconds:7.2f} s {seconds / ref_seconds:5.1f}x   C = {best:g} "
-              f"({'same' if best == ref_best else 'OTHER'})   max |w - w_Newton| {gap:.1e} "
-              f"({'within' if gap <= 1e-6 else 'NOT within'} 1e-6)   max |gradient| {grad:.1e}"
-              f"{'' if converged else '  (ConvergenceWarning)'}")
-    print(f"  largest weight {np.max(np.abs(ref_weights)):.2f}; ratios to the first row; each solver's fastest of "
+        res = rounds[0][name]
+        seconds = min(r[name]["seconds"] for r in rounds)
+        gap = float(np.max(np.abs(np.array(res["weights"]) - np.array(ref["weights"]))))
+        print(f"  {name:<48} {seconds:7.2f} s {seconds / ref_seconds:5.1f}x   C = {res['C']:g} "
+              f"({'same' if res['C'] == ref['C'] else 'OTHER'})   max |w - w_Newton| {gap:.1e} "
+              f"({'within' if gap <= 1e-6 else 'NOT within'} 1e-6)   max |gradient| {max(res['grads']):.1e}"
+              f"{'' if res['converged'] else '  (ConvergenceWarning)'}")
+    print(f"  largest weight {np.max(np.abs(ref['weights'])):.2f}; ratios to the first row; each solver's fastest of "
           f"{args.repeats} rounds; load average {os.getloadavg()[0]:.1f} at the end")
 
 
