@@ -7,8 +7,9 @@ human preference (label 1) and their negations (label 0), C chosen among
 Kendall (ties discordant), then one fit on all pairs.
 
 * combo: ``combo.combine.learn.fit_model`` (the whole of ``combo train`` after
-  scoring: normalisation, C search, final fit; Newton's method on the pairs
-  once, since the two signs have the same loss).
+  scoring: normalisation, C search, final fit; scikit-learn's newton-cholesky
+  on the pairs once, every other difference negated at 2C, since the two
+  signs have the same loss; ``bench_pairwise_solver.py`` compares solvers).
 * scikit-learn: ``LogisticRegression(C, fit_intercept=False)`` on the doubled
   data with its default solver (lbfgs) and with its Newton solver
   (newton-cholesky), the same folds (``GroupKFold(5)``), the same selection rule.

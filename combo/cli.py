@@ -851,21 +851,28 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     progress = not quiet and sys.stderr.isatty()
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
-    cv = cross_validate(data, options, folds, by=cv_by) if folds else None
-    model = fit_model(data, options)
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and printed below instead
+        cv = cross_validate(data, options, folds, by=cv_by) if folds else None
+        model = fit_model(data, options)
     model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
     report = _train_report(data, cv, options)
     from .combine.model import save_text
 
     save_text(model.to_json(), out)
     est = model.training["estimator"]
+    stopped = {"final": est.get("not_converged", 0), "cross_validation": cv.not_converged if cv is not None else 0}
     if fmt == "json":
         doc = {"model": out, "name": model.name, "method": model.method,
                "testbed": ", ".join(tb.name for tb in testbeds), "testbeds": [tb.name for tb in testbeds],
                "training": data.sources[0] if len(testbeds) == 1 else data.sources,
                "chosen": {k: est[k] for k in ("C", "alpha") if k in est},
                "weights": dict(zip(model.specs, model.weights.tolist())), "bias": model.bias,
-               "metric_set": model.training["metric_set"], "cross_validation": report}
+               "metric_set": model.training["metric_set"], "cross_validation": report, "not_converged": stopped}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
         chosen = ", ".join(f"{k} = {est[k]:g}" for k in ("C", "alpha") if k in est)
@@ -888,6 +895,10 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                          + (" (the default)" if not metrics else ""))
         lines += [f"note: {n}" for n in set_notes]
         lines.append(f"model written to {out}")
+        if any(stopped.values()):
+            lines.append(f"note: fits stopped at the iteration limit before converging (ConvergenceWarning): "
+                         f"{stopped['final']} training the model (parameter search included), "
+                         f"{stopped['cross_validation']} in cross-validation")
         if cv is not None:
             how = ("leaving one test bed out" if cv.by == "testbed"
                    else f"{report['folds']} folds grouped by segment")

@@ -136,25 +136,10 @@ class MetaEvaluator:
         share of wins over the non-tied pairs it appears in (aspect ``rr-wins``),
         so that segment-level correlations (R_snt) are defined there too.
         """
-        total = np.zeros((self.n_sys, self.n_seg))
-        count = np.zeros((self.n_sys, self.n_seg))
-        sys_index = {s: i for i, s in enumerate(self.table.systems)}
         if self.aspect is None and self.testbed.preferences:
             self.aspect = "rr-wins"
-            for p in self.testbed.preferences:
-                if p.tie or p.better not in sys_index or p.worse not in sys_index:
-                    continue
-                total[sys_index[p.better], p.segment] += 1
-                count[sys_index[p.better], p.segment] += 1
-                count[sys_index[p.worse], p.segment] += 1
-            with np.errstate(invalid="ignore"):
-                return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
-        for s in self.testbed.scores:
-            if s.aspect == self.aspect and s.system in sys_index:
-                total[sys_index[s.system], s.segment] += s.value
-                count[sys_index[s.system], s.segment] += 1
-        with np.errstate(invalid="ignore"):
-            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+            return self.testbed.win_share_matrix(self.table.systems)
+        return self.testbed.score_matrix(self.table.systems, self.aspect)
 
     @property
     def has_absolute_scores(self) -> bool:

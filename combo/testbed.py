@@ -20,6 +20,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from .errors import InputError
 
 
@@ -151,6 +153,45 @@ class Testbed:
             raise OptionError(f"--aspect {aspect!r}: test bed {self.name!r} has no human scores of that aspect "
                               f"(it has: {have})")
         return aspect
+
+    # -- judgments as (systems, segments) matrices ------------------------------------------------
+    def score_matrix(self, systems: Sequence[str], aspect: Optional[str] = None) -> np.ndarray:
+        """Mean absolute human score of each (system, segment) for ``aspect`` (default: :meth:`main_aspect`).
+
+        Shape (len(systems), segments), the mean over raters; NaN where
+        unjudged. Scores of systems not in ``systems`` are ignored. The one
+        definition behind training targets and meta-evaluation.
+        """
+        aspect = self.main_aspect() if aspect is None else aspect
+        index = {s: k for k, s in enumerate(systems)}
+        total = np.zeros((len(systems), len(self.segments)))
+        count = np.zeros_like(total)
+        for s in self.scores:
+            if s.aspect == aspect and s.system in index:
+                total[index[s.system], s.segment] += s.value
+                count[index[s.system], s.segment] += 1
+        with np.errstate(invalid="ignore"):
+            return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+    def win_share_matrix(self, systems: Sequence[str]) -> np.ndarray:
+        """Share of wins of each (system, segment) over its non-tie relative-ranking comparisons.
+
+        Wins over comparisons with the other systems of ``systems`` (each
+        judge's preference counted); NaN where never compared. How a test bed
+        with rankings only gets a per-candidate human score (WMT12; aspect
+        ``rr-wins`` of meta-evaluation, regression target of training).
+        """
+        index = {s: k for k, s in enumerate(systems)}
+        wins = np.zeros((len(systems), len(self.segments)))
+        games = np.zeros_like(wins)
+        for p in self.preferences:
+            if p.tie or p.better not in index or p.worse not in index:
+                continue
+            wins[index[p.better], p.segment] += 1
+            games[index[p.better], p.segment] += 1
+            games[index[p.worse], p.segment] += 1
+        with np.errstate(invalid="ignore"):
+            return np.where(games > 0, wins / np.where(games > 0, games, 1), np.nan)
 
     def add_system(self, name: str, outputs: Dict[int, str] | Sequence[str],
                    path: Optional[str] = None) -> None:

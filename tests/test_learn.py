@@ -1,20 +1,23 @@
 """Learned combinations: training pairs (hand-worked), estimators on synthetic data, grouped CV, combo train."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from sklearn.exceptions import ConvergenceWarning
 
 import combo
 from combo import InputError, OptionError, Preference, Score, Segment, Testbed, load_testbed, score_testbed
 from combo.cli import example_path, main
 from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
                                  _fit_logistic, _grouped_folds, cross_validate, fit_model,
-                                 pair_kendall, pairs_from_testbed, targets_from_testbed, train_model,
-                                 training_data)
+                                 pair_kendall, pairs_from_testbed, preference_pairs, targets_from_testbed,
+                                 train_model, training_data)
 from combo.combine.ulc import ulc
 from combo.evaluate import MetaEvaluator
+from combo.meta.pairwise import wmt_kendall
 
 SPECS = ["bleu", "chrf", "ter", "rouge-l"]
 
@@ -77,6 +80,25 @@ def test_pairs_from_scores_threshold_and_few_candidates():
     targets, kind = targets_from_testbed(tb, table)
     assert kind == "scores:score"
     assert targets.tolist() == [90, 10, 50, 60, 35, 70, 10]
+    # the same matrix meta-evaluation correlates with
+    assert np.array_equal(MetaEvaluator(tb, table).human[table.row_system, table.row_segment], targets)
+
+
+def test_win_shares_are_one_definition_for_targets_and_meta_evaluation():
+    # segment 0: A beats B twice (two judges), B and C tie (left out); segment 1: C beats A
+    prefs = [Preference(0, "A", "B", judge="j1"), Preference(0, "A", "B", judge="j2"),
+             Preference(0, "B", "C", judge="j1", tie=True), Preference(1, "C", "A", judge="j3")]
+    tb = _tiny(prefs)
+    table = score_testbed(tb, ["chrf"])
+    shares = tb.win_share_matrix(table.systems)  # systems A, B, C x segments 0, 1, 2
+    assert np.array_equal(shares, [[1.0, 0.0, np.nan], [0.0, np.nan, np.nan], [np.nan, 1.0, np.nan]],
+                          equal_nan=True)
+    targets, kind = targets_from_testbed(tb, table)
+    # rows: A 0, 1, 2; B 0, 1; C 0, 1
+    assert kind == "rankings:wins" and np.array_equal(targets, [1.0, 0.0, np.nan, 0.0, np.nan, np.nan, 1.0],
+                                                      equal_nan=True)
+    ev = MetaEvaluator(tb, table)
+    assert ev.aspect == "rr-wins" and np.array_equal(ev.human, shares, equal_nan=True)
 
 
 def test_pairs_need_judgments_and_valid_options():
@@ -127,53 +149,79 @@ def test_training_data_joins_testbeds_with_separate_segments_and_ranges(example)
 # -- estimators -----------------------------------------------------------------------------------
 
 def _synthetic(n_segments=60, per_segment=5, noise=0.05, seed=0):
-    """Candidates with 3 features; the human prefers higher feature 0 (plus a little noise)."""
+    """Candidates with 3 features; the human prefers higher feature 0 (plus a little noise).
+
+    Returns X, the human grade of each row (its utility), the segment of each row, and the
+    pairs (better, worse) a human would state within each segment."""
     rng = np.random.default_rng(seed)
     X = rng.random((n_segments * per_segment, 3))
     utility = X[:, 0] + noise * rng.standard_normal(len(X))
-    pairs, groups = [], []
-    for s in range(n_segments):
-        rows = np.arange(s * per_segment, (s + 1) * per_segment)
-        for i in rows:
-            for j in rows:
-                if utility[i] > utility[j]:
-                    pairs.append((i, j))
-                    groups.append(s)
-    return X, np.array(pairs), np.array(groups), utility
+    segment = np.repeat(np.arange(n_segments), per_segment)
+    pairs = [(i, j) for s in range(n_segments) for i in range(s * per_segment, (s + 1) * per_segment)
+             for j in range(s * per_segment, (s + 1) * per_segment) if utility[i] > utility[j]]
+    return X, utility, segment, np.array(pairs)
 
 
 def test_pairwise_ranker_learns_the_preferred_feature():
-    X, pairs, groups, _ = _synthetic()
-    est = PairwiseLogisticRanker(cv=5).fit(X, pairs, groups)
+    X, utility, segment, pairs = _synthetic()
+    est = PairwiseLogisticRanker(cv=5).fit(X, utility, groups=segment)
     assert est.coef_[0] > 0
     assert np.all(np.abs(est.coef_[1:]) < 0.1 * est.coef_[0])
     assert est.intercept_ == 0.0 and est.C_ in est.Cs and len(est.cv_results_["kendall"]) == len(est.Cs)
-    assert est.score(X, pairs) > 0.8
-    assert np.allclose(est.predict(X), 1 / (1 + np.exp(-X @ est.coef_)))
+    assert est.n_pairs_ == len(pairs) and est.n_features_in_ == 3 and est.n_not_converged_ == 0
+    # score: WMT12 Kendall (ties discordant) of the predictions over the segment's pairs, as combo.meta computes it
+    s = est.predict(X)
+    assert np.allclose(s, X @ est.coef_)
+    expected = wmt_kendall(s[pairs[:, 0]], s[pairs[:, 1]], None, variant="wmt12", ties="discordant").value
+    assert est.score(X, utility, groups=segment) == pytest.approx(expected) and expected > 0.8
+
+
+def test_preference_pairs_compare_rows_of_one_query_only():
+    y = np.array([3.0, 1.0, 2.0, 5.0, 5.0, 0.0])
+    seg = np.array([0, 0, 0, 1, 1, 1])
+    better, worse, group = preference_pairs(y, seg)
+    assert sorted(zip(better.tolist(), worse.tolist())) == [(0, 1), (0, 2), (2, 1), (3, 5), (4, 5)]  # 3 = 4: a tie
+    assert group.tolist() == [0, 0, 0, 1, 1]
+    assert len(preference_pairs(y, seg, min_diff=1.5)[0]) == 3  # 3-1, 5-0, 5-0
+    assert len(preference_pairs(y)[0]) == 14  # no groups: every two rows with different grades
+    # each preference a query of two rows (several judges on one segment), grouped by segment
+    better, worse, group = preference_pairs(np.tile([1.0, 0.0], 3), np.repeat([7, 8, 8], 2), np.repeat([0, 1, 2], 2))
+    assert better.tolist() == [0, 2, 4] and worse.tolist() == [1, 3, 5] and group.tolist() == [7, 8, 8]
+    with pytest.raises(InputError, match="spans several groups"):
+        preference_pairs(np.array([1.0, 0.0]), np.array([0, 1]), np.array([0, 0]))
 
 
 def test_pairwise_ranker_follows_sklearn_conventions():
     est = PairwiseLogisticRanker(Cs=(0.1, 1.0), cv=3)
-    assert est.get_params() == {"Cs": (0.1, 1.0), "cv": 3, "max_iter": 100, "tol": 1e-10}
+    assert est.get_params() == {"Cs": (0.1, 1.0), "cv": 3, "min_diff": 0.0, "max_iter": 100, "tol": 1e-10}
     assert not [k for k in vars(est) if k.endswith("_")]  # nothing learned before fit
-    X, pairs, groups, _ = _synthetic(10)
-    assert est.fit(X, pairs, groups) is est
+    X, utility, segment, _ = _synthetic(10)
+    assert est.fit(X, utility, groups=segment) is est
     with pytest.raises(InputError, match="no training pairs"):
-        PairwiseLogisticRanker().fit(X, np.zeros((0, 2), int))
+        PairwiseLogisticRanker().fit(X, np.zeros(len(X)))
     with pytest.raises(OptionError):
-        PairwiseLogisticRanker(Cs=(0.0,)).fit(X, pairs)
+        PairwiseLogisticRanker(Cs=(0.0,)).fit(X, utility)
+    with pytest.raises(ValueError, match="3 features"):
+        est.predict(X[:, :2])  # n_features_in_ is checked
 
 
-def test_logistic_solver_matches_scikit_learn_on_both_signs():
+def test_logistic_solver_on_half_the_rows_is_the_doubled_problem():
+    """Every other difference negated at 2C (the solver's shortcut) gives the weights of the documented
+    objective, scikit-learn's LogisticRegression on each difference labelled 1 and its negation labelled 0."""
+    from scipy.special import expit
     from sklearn.linear_model import LogisticRegression
 
-    X, pairs, _, _ = _synthetic(20, noise=0.3, seed=1)
+    X, _, _, pairs = _synthetic(20, noise=0.3, seed=1)
     diff = X[pairs[:, 0]] - X[pairs[:, 1]]
     for C in (0.01, 1.0, 100.0):
-        ours = _fit_logistic(diff, C)
-        ref = LogisticRegression(C=C, fit_intercept=False, tol=1e-10, max_iter=10000).fit(
+        ours, _, converged = _fit_logistic(diff, C)
+        assert converged
+        ref = LogisticRegression(C=C, fit_intercept=False, solver="lbfgs", tol=1e-12, max_iter=100000).fit(
             np.vstack([diff, -diff]), np.r_[np.ones(len(diff)), np.zeros(len(diff))]).coef_[0]
-        assert np.allclose(ours, ref, rtol=1e-4, atol=1e-6)
+        assert np.allclose(ours, ref, rtol=1e-6, atol=1e-8)
+        assert np.abs(ours - 2 * C * diff.T @ expit(-(diff @ ours))).max() < 1e-6  # the gradient vanishes
+    w, _, _ = _fit_logistic(diff[:1], 1.0)  # one pair: both labels still occur
+    assert w @ diff[0] > 0
 
 
 @pytest.mark.parametrize("kind", ["ridge", "svr"])
@@ -181,15 +229,22 @@ def test_regression_learns_known_weights(kind):
     rng = np.random.default_rng(3)
     X = rng.random((400, 3))
     y = 50 + 20 * X[:, 0] - 10 * X[:, 1] + 0.5 * rng.standard_normal(400)
-    y[::7] = np.nan  # unjudged rows are left out
     groups = np.repeat(np.arange(80), 5)
-    est = RegressionCombiner(kind=kind).fit(X, y, groups)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = RegressionCombiner(kind=kind).fit(X, y, groups)
+    # fits stopped at max_iter (liblinear's SVR at weak regularisation) are counted and warned about once
+    warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(warned) == (est.n_not_converged_ > 0) and (kind == "svr" or est.n_not_converged_ == 0)
     w = est.coef_ * est.target_scale_  # back on the human scale
     assert w[0] == pytest.approx(20, rel=0.1) and w[1] == pytest.approx(-10, rel=0.1) and abs(w[2]) < 1
     assert est.alpha_ in est.alphas
-    assert np.nanmean(np.abs(est.predict(X) - y)) < 1.0
+    assert np.mean(np.abs(est.predict(X) - y)) < 1.0 and est.score(X, y) > 0.99  # R^2
     with pytest.raises(OptionError, match="regressor"):
         RegressionCombiner(kind="forest").fit(X, y)
+    y[::7] = np.nan  # unjudged rows: the caller leaves them out (fit_model does)
+    with pytest.raises(ValueError, match="NaN"):
+        RegressionCombiner(kind=kind).fit(X, y, groups)
 
 
 def test_uniform_combiner_is_ulc(example):
@@ -199,7 +254,9 @@ def test_uniform_combiner_is_ulc(example):
     assert np.allclose(model.weights, 0.25) and model.bias == 0
     # on the training data ULC-the-model equals ULC-the-function (same ranges)
     assert np.allclose(model.raw_scores(table.segment), ulc(table.segment, table.higher_is_better))
-    assert UniformCombiner().fit(np.ones((3, 2))).coef_.tolist() == [0.5, 0.5]
+    ulc_est = UniformCombiner().fit(np.ones((3, 2)))
+    assert ulc_est.coef_.tolist() == [0.5, 0.5] and np.allclose(ulc_est.predict([[1.0, 0.0], [0.2, 0.4]]), [0.5, 0.3])
+    assert ulc_est.score([[1.0, 0.0], [0.2, 0.4], [0.0, 0.0]], [2, 1, 0]) == 1.0
 
 
 # -- grouped splits, no peeking ---------------------------------------------------------------------

@@ -9,17 +9,20 @@
 * **Features**: metric segment scores min-max normalised per test bed (a WMT12
   test bed is one language pair, as DiscoTK), per segment group, or over all
   rows; lower-is-better metrics flipped (:func:`~combo.combine.ulc.fit_minmax`).
-* **Estimators** (scikit-learn conventions): :class:`PairwiseLogisticRanker`
-  (DiscoTK's pairwise learning to rank, Guzmán et al. 2014 §4: logistic
-  regression on ``x(a) - x(b)`` labelled 1 and ``x(b) - x(a)`` labelled 0, no
-  intercept since the two signs make the problem symmetric), C chosen by
-  cross-validation grouped by segment; :class:`RegressionCombiner` (Albrecht &
-  Hwa 2007: regression of the human score on the metric scores, ridge or
-  linear SVR); :class:`UniformCombiner` (ULC, Giménez & Màrquez 2008, the
-  untuned baseline).
+* **Estimators** (scikit-learn's contract, ``check_estimator`` passes):
+  :class:`PairwiseLogisticRanker` (DiscoTK's pairwise learning to rank,
+  Guzmán et al. 2014 §4: logistic regression on ``x(a) - x(b)`` labelled 1
+  and ``x(b) - x(a)`` labelled 0, no intercept since the two signs make the
+  problem symmetric; pairs formed inside ``fit`` from the human grades ``y``
+  and ``groups``, :func:`preference_pairs`), C chosen by cross-validation
+  grouped by segment; :class:`RegressionCombiner` (Albrecht & Hwa 2007:
+  regression of the human score on the metric scores, ridge or linear SVR);
+  :class:`UniformCombiner` (ULC, Giménez & Màrquez 2008, the untuned
+  baseline).
 * :func:`train_model` turns one or more scored test beds into a
   :class:`~combo.combine.model.TunedModel`; :func:`cross_validate` gives
-  out-of-fold scores with folds grouped by segment. Model selection only ever
+  out-of-fold scores with scikit-learn's splitters (``GroupKFold`` over
+  segments, ``LeaveOneGroupOut`` over test beds). Model selection only ever
   sees the training folds.
 """
 
@@ -31,10 +34,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy.special import expit
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GroupKFold
+from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
+from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..errors import InputError, OptionError
@@ -84,11 +87,6 @@ class TrainingPairs:
                 "few_candidates": self.few_candidates}
 
 
-def default_aspect(testbed: Testbed) -> Optional[str]:
-    """The test bed's main absolute-score aspect (:meth:`~combo.testbed.Testbed.main_aspect`)."""
-    return testbed.main_aspect()
-
-
 def _judgment_kind(testbed: Testbed, judgments: str) -> str:
     if judgments not in JUDGMENTS:
         raise OptionError(f"unknown judgments {judgments!r}; choose one of {list(JUDGMENTS)}")
@@ -113,21 +111,13 @@ def _row_lookup(table: ScoreTable) -> np.ndarray:
 
 
 def _human_matrix(testbed: Testbed, table: ScoreTable, aspect: Optional[str]) -> Tuple[np.ndarray, str]:
-    """Mean absolute score of each (system, segment) for ``aspect``; NaN where unjudged."""
-    aspect = aspect or default_aspect(testbed)
-    sys_index = {s: i for i, s in enumerate(table.systems)}
-    total = np.zeros((len(table.systems), len(table.segment_ids)))
-    count = np.zeros_like(total)
-    for s in testbed.scores:
-        if s.aspect == aspect and s.system in sys_index:
-            total[sys_index[s.system], s.segment] += s.value
-            count[sys_index[s.system], s.segment] += 1
-    if not count.any():
-        known = sorted({s.aspect for s in testbed.scores})
+    """Mean absolute score of each (system, segment) for ``aspect`` (:meth:`~combo.testbed.Testbed.score_matrix`)."""
+    aspect = aspect or testbed.main_aspect()
+    human = testbed.score_matrix(table.systems, aspect)
+    if not np.isfinite(human).any():
         raise InputError(f"test bed {testbed.name!r} has no absolute scores for aspect {aspect!r}",
-                         fix=f"choose one of {known}")
-    with np.errstate(invalid="ignore"):
-        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan), aspect
+                         fix=f"choose one of {testbed.aspects}")
+    return human, aspect
 
 
 def pairs_from_testbed(testbed: Testbed, table: ScoreTable, judgments: str = "auto", min_diff: Optional[float] = None,
@@ -195,20 +185,10 @@ def targets_from_testbed(testbed: Testbed, table: ScoreTable, judgments: str = "
     With relative rankings a candidate's target is its wins over its non-tie
     comparisons (MetaEvaluator's ``rr-wins``); candidates never compared get NaN.
     """
-    kind = _judgment_kind(testbed, judgments)
-    lookup = _row_lookup(table)
-    if kind == "scores":
+    if _judgment_kind(testbed, judgments) == "scores":
         human, aspect = _human_matrix(testbed, table, aspect)
-        rows = lookup[lookup >= 0]
-        out = np.full(len(table.row_system), np.nan)
-        out[rows] = human[lookup >= 0]
-        return out, f"scores:{aspect}"
-    pairs = pairs_from_testbed(testbed, table, "rankings")
-    n = len(table.row_system)
-    wins = np.bincount(pairs.better, minlength=n).astype(float)
-    games = wins + np.bincount(pairs.worse, minlength=n)
-    with np.errstate(invalid="ignore"):
-        return np.where(games > 0, wins / np.where(games > 0, games, 1), np.nan), "rankings:wins"
+        return human[table.row_system, table.row_segment], f"scores:{aspect}"
+    return testbed.win_share_matrix(table.systems)[table.row_system, table.row_segment], "rankings:wins"
 
 
 # -- features -------------------------------------------------------------------------------------
@@ -329,6 +309,15 @@ def _features(scores: np.ndarray, groups: Sequence[str], ranges: Dict[str, Tuple
 
 
 # -- estimators -------------------------------------------------------------------------------------
+#
+# scikit-learn's estimator contract: ``fit(X, y, groups=None)`` returns self, ``predict(X)`` gives one
+# real score per row (higher is better), ``score(X, y, groups=None)`` the criterion GridSearchCV
+# maximises, ``n_features_in_`` set by fit and checked by predict and score (``validate_data``).
+# The rankers learn from pairs formed inside fit from ``(y, groups)`` (the pairwise transform of
+# RankSVM), so GroupKFold, cross_val_score and GridSearchCV work on them with ``groups=``.
+
+MAX_CANDIDATE_PAIRS = 50_000_000  # rows compared within queries; beyond it, give finer groups
+
 
 def _grouped_folds(groups: np.ndarray, cv: int):
     """GroupKFold splits (deterministic), or None when there are fewer than 2 groups or cv < 2."""
@@ -343,123 +332,219 @@ def _kendall_counts(margin: np.ndarray) -> Tuple[int, int, int]:
     return int((margin > 0).sum()), int((margin < 0).sum()), int((margin == 0).sum())
 
 
-def _fit_logistic(diff: np.ndarray, C: float, max_iter: int = 100, tol: float = 1e-10) -> np.ndarray:
-    """Weights of L2 logistic regression on ``diff`` (label 1) and ``-diff`` (label 0), no intercept.
+def preference_pairs(y, groups=None, query=None, min_diff: float = 0.0) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairwise transform (Herbrich et al. 2000; Joachims 2002): rows ``(better, worse)`` of one query
+    whose human grades ``y`` differ by more than ``min_diff``.
 
-    Minimises ``C * sum over both signs of log-loss + ||w||^2 / 2``, the
-    objective of scikit-learn's ``LogisticRegression(C=C, fit_intercept=False)``
-    on the doubled data; by symmetry both signs of a pair have the same loss
-    ``log(1 + exp(-w . d))``, so it is ``2 C sum_p log(1 + exp(-w . d_p)) + ||w||^2 / 2``,
-    solved by Newton's method with backtracking (few features, so each step
-    is one small linear solve; tests check it against scikit-learn).
+    ``y`` is each row's human grade (a score, a share of wins, minus a rank:
+    higher is better). Rows are compared only within their query: ``query``
+    when given (one judge's ranking, or one preference as two rows), else
+    ``groups`` (the segment), else all rows together. Returns the better rows,
+    the worse rows and each pair's group (``groups`` of its rows, the unit a
+    grouped split keeps whole; the query when ``groups`` is None), ordered by
+    query, then by row.
     """
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    n = len(y)
+    q = np.zeros(n, dtype=np.int64) if query is None and groups is None else np.asarray(
+        query if query is not None else groups).reshape(-1)
+    if len(q) != n:
+        raise InputError(f"{'query' if query is not None else 'groups'} has {len(q)} values for {n} rows")
+    _, qi = np.unique(q, return_inverse=True)
+    qi = qi.reshape(-1)
+    order = np.argsort(qi, kind="stable")
+    counts = np.bincount(qi)
+    sizes = counts[qi[order]]  # per row in query order: the size of its query
+    total = int(sizes.sum())
+    if total > MAX_CANDIDATE_PAIRS:
+        raise InputError(f"{total:,} candidate pairs within queries (largest query {int(counts.max()):,} rows)",
+                         fix="pass groups= (the segment of each row) so that only rows of one segment are compared")
+    starts = np.repeat(np.cumsum(counts) - counts, counts)  # per row in query order: where its query starts
+    left = np.repeat(np.arange(n), sizes)
+    right = np.repeat(starts, sizes) + (np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    a, b = order[left], order[right]
+    keep = y[a] - y[b] > min_diff
+    better, worse = a[keep], b[keep]
+    if groups is None:
+        return better, worse, qi[better]
+    g = np.asarray(groups).reshape(-1)
+    if len(g) != n:
+        raise InputError(f"groups has {len(g)} values for {n} rows")
+    if query is not None and np.any(g[better] != g[worse]):
+        raise InputError("a query spans several groups", fix="give each query (ranking) rows of one group (segment)")
+    return better, worse, g[better]
+
+
+class _PairwiseRanking:
+    """``score``: agreement of ``predict`` with the human preferences formed from ``(y, groups, query)``."""
+
+    def score(self, X, y, groups=None, query=None) -> float:
+        """WMT12 Kendall-like tau (Callison-Burch et al. 2012) of ``predict(X)`` over the pairs of
+        :func:`preference_pairs` (with this estimator's ``min_diff``):
+        ``(concordant - discordant - tied) / pairs``, a tie in the predictions counted discordant.
+        ``GridSearchCV`` and ``cross_val_score`` maximise it; pass ``groups`` (route it with metadata
+        routing), or every two rows of ``X`` are compared."""
+        s = self.predict(X)
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+        if len(y) != len(s):
+            raise InputError(f"y has {len(y)} values for {len(s)} rows")
+        better, worse, _ = preference_pairs(y, groups, query, getattr(self, "min_diff", 0.0))
+        c, d, t = _kendall_counts(s[better] - s[worse])
+        return (c - d - t) / max(c + d + t, 1)
+
+    def _linear_score(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_ + self.intercept_
+
+
+def _fit_logistic(diff: np.ndarray, C: float, max_iter: int = 100, tol: float = 1e-10
+                  ) -> Tuple[np.ndarray, int, bool]:
+    """Weights of L2 logistic regression on ``diff`` (label 1) and ``-diff`` (label 0), no intercept;
+    the solver's iterations and whether it converged.
+
+    The objective is ``C * sum over both signs of log-loss + ||w||^2 / 2``,
+    scikit-learn's ``LogisticRegression(C=C, fit_intercept=False)`` on the
+    doubled data. Both signs of a pair have the same loss
+    ``log(1 + exp(-w . d))``, so it equals ``2 C sum_p log(1 + exp(-w . d_p)) + ||w||^2 / 2``:
+    scikit-learn's Newton solver (``newton-cholesky``) on the pairs once,
+    every other difference negated and labelled 0, at ``2C``, gives the same
+    weights from half the rows. It replaced a hand-written Newton method that
+    was faster on this problem but stopped on a criterion relative to the
+    objective, farther from the optimum at large C
+    (``benchmarks/bench_pairwise_solver.py``; docs/learned.md).
+    """
+    from sklearn.linear_model import LogisticRegression
+
     n, m = diff.shape
-    w = np.zeros(m)
     if n == 0 or not np.any(diff):
-        return w
-
-    def objective(v: np.ndarray) -> float:
-        return float(2.0 * C * np.logaddexp(0.0, -(diff @ v)).sum() + 0.5 * v @ v)
-
-    value = objective(w)
-    for _ in range(max_iter):
-        z = diff @ w
-        p = expit(-z)  # -d/dz log(1 + exp(-z))
-        grad = w - 2.0 * C * (diff.T @ p)
-        scaled = diff * np.sqrt(2.0 * C * p * (1.0 - p))[:, None]
-        hess = scaled.T @ scaled + np.eye(m)
-        step = np.linalg.solve(hess, grad)
-        decrement = float(grad @ step)
-        if decrement / 2.0 <= tol * max(1.0, abs(value)):
-            break
-        t = 1.0
-        while True:
-            trial = objective(w - t * step)
-            if trial <= value - 1e-4 * t * decrement or t < 1e-12:
-                break
-            t /= 2.0
-        w = w - t * step
-        value = trial
-    return w
+        return np.zeros(m), 0, True
+    if n == 1:  # one pair: both signs, so that both labels occur
+        X, y, c = np.vstack([diff, -diff]), np.array([1.0, 0.0]), C
+    else:
+        sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        X, y, c = diff * sign[:, None], (sign > 0).astype(np.float64), 2.0 * C
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        lr = LogisticRegression(C=c, fit_intercept=False, solver="newton-cholesky", tol=tol,
+                                max_iter=max_iter).fit(X, y)
+    for w in caught:
+        if not issubclass(w.category, ConvergenceWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return lr.coef_.reshape(-1).astype(np.float64), int(np.max(lr.n_iter_)), converged
 
 
-class PairwiseLogisticRanker(BaseEstimator):
+def _count_convergence_warnings(caught, what: str) -> int:
+    """The ConvergenceWarnings among ``caught``, re-issued as one summary warning (as scikit-learn warns)."""
+    n = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+    for w in caught:
+        if not issubclass(w.category, ConvergenceWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if n:
+        warnings.warn(f"{n} {what} fit(s) stopped at max_iter before converging; raise max_iter",
+                      ConvergenceWarning, stacklevel=3)
+    return n
+
+
+class PairwiseLogisticRanker(_PairwiseRanking, BaseEstimator):
     """Pairwise learning to rank with logistic regression (DiscoTK; Guzmán et al. 2014, §4).
 
-    ``fit(X, pairs, groups)``: ``X`` (rows, features), ``pairs`` (P, 2) rows
-    ``(better, worse)``, ``groups`` one id per pair (the segment). Each pair
-    gives ``X[better] - X[worse]`` labelled 1 and its negation labelled 0;
-    no intercept (the data are symmetric). ``C`` is chosen among ``Cs`` by
-    GroupKFold cross-validation over ``groups`` (``cv`` folds), maximising
-    the WMT Kendall of the held-out pairs with score ties discordant (pooled
-    over folds; equal values: the smallest C). Without ``groups``, with fewer
-    than 2 groups or a single C, no search: the median of ``Cs``.
+    ``fit(X, y, groups=None, query=None)``: ``X`` (rows, features); ``y`` the
+    human grade of each row; pairs are formed inside fit by
+    :func:`preference_pairs` (rows of one query, ``y`` differing by more than
+    ``min_diff``); ``groups`` the segment of each row. Each pair gives
+    ``X[better] - X[worse]`` labelled 1 and its negation labelled 0; no
+    intercept (the data are symmetric). ``C`` is chosen among ``Cs`` by
+    GroupKFold over the pairs' groups (``cv`` folds), maximising the WMT
+    Kendall of the held-out pairs with score ties discordant (pooled over
+    folds; equal values: the smallest C). Without ``groups``, with fewer than
+    2 groups or a single C, no search: the median of ``Cs``.
+
+    ``predict(X)`` is the interpolated score ``w . x`` (higher is better; its
+    sigmoid is DiscoTK's segment score); ``score`` the WMT Kendall of the
+    predictions over the pairs of ``(y, groups, query)``. Fits that stop at
+    ``max_iter`` raise one ``ConvergenceWarning`` and are counted in
+    ``n_not_converged_``; ``n_iter_`` is the solver's iterations of the final fit.
+
+    Several judges' preferences on one segment (WMT relative rankings) are not
+    one grade per row: give each ranking (or each preference, as two rows
+    graded 1 and 0) its own ``query``, with ``groups`` the segment.
     """
 
-    def __init__(self, Cs: Sequence[float] = DEFAULT_CS, cv: int = 5, max_iter: int = 100, tol: float = 1e-10):
+    def __init__(self, Cs: Sequence[float] = DEFAULT_CS, cv: int = 5, min_diff: float = 0.0, max_iter: int = 100,
+                 tol: float = 1e-10):
         self.Cs = Cs
         self.cv = cv
+        self.min_diff = min_diff
         self.max_iter = max_iter
         self.tol = tol
 
-    def fit(self, X, pairs, groups=None) -> "PairwiseLogisticRanker":
-        X = np.asarray(X, dtype=np.float64)
-        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        if X.ndim != 2 or not np.isfinite(X).all():
-            raise InputError(f"X must be a finite (rows, features) matrix, not shape {X.shape}")
-        if len(pairs) == 0:
-            raise InputError("no training pairs", fix="train on human judgments that prefer one candidate")
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the human grades form the pairs
+        return tags
+
+    def fit(self, X, y, groups=None, query=None) -> "PairwiseLogisticRanker":
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         Cs = sorted(float(c) for c in self.Cs)
         if not Cs or any(not (math.isfinite(c) and c > 0) for c in Cs):
             raise OptionError(f"Cs must be positive numbers, not {self.Cs!r}")
-        diff = X[pairs[:, 0]] - X[pairs[:, 1]]
-        folds = None if groups is None or len(Cs) == 1 else _grouped_folds(np.asarray(groups), self.cv)
+        if len(X) < 2:
+            raise InputError("no training pairs in 1 sample", fix="give at least two rows with different grades")
+        better, worse, pair_groups = preference_pairs(y, groups, query, self.min_diff)
+        if len(better) == 0:
+            raise InputError("no training pairs: no two rows of one query differ in y by more than min_diff "
+                             "(one class)", fix="train on human judgments that prefer one candidate")
+        diff = X[better] - X[worse]
+        folds = None if groups is None or len(Cs) == 1 else _grouped_folds(pair_groups, self.cv)
         self.cv_results_ = {"C": Cs, "kendall": [], "folds": 0 if folds is None else len(folds)}
         # the matrices are thin (pairs x features): one BLAS thread is fastest, and immune to a busy machine
-        with threadpool_limits(limits=1, user_api="blas"):
+        with threadpool_limits(limits=1, user_api="blas"), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+
+            def solve(d, C):
+                w, self.n_iter_, converged = _fit_logistic(d, C, self.max_iter, self.tol)
+                if not converged:
+                    warnings.warn(f"newton-cholesky stopped at max_iter={self.max_iter} (C={C:g})",
+                                  ConvergenceWarning)
+                return w
+
             if folds is None:
                 self.C_ = Cs[len(Cs) // 2]
             else:
                 for C in Cs:
                     c = d = t = 0
                     for train, test in folds:
-                        w = _fit_logistic(diff[train], C, self.max_iter, self.tol)
-                        cc, dd, tt = _kendall_counts(diff[test] @ w)
+                        cc, dd, tt = _kendall_counts(diff[test] @ solve(diff[train], C))
                         c, d, t = c + cc, d + dd, t + tt
                     self.cv_results_["kendall"].append((c - d - t) / max(c + d + t, 1))
                 self.C_ = Cs[int(np.argmax(self.cv_results_["kendall"]))]
-            self.coef_ = _fit_logistic(diff, self.C_, self.max_iter, self.tol)
+            self.coef_ = solve(diff, self.C_)
+        self.n_not_converged_ = _count_convergence_warnings(caught, "newton-cholesky")
         self.intercept_ = 0.0
-        self.n_features_in_ = X.shape[1]
-        self.n_pairs_ = len(pairs)
+        self.n_pairs_ = len(better)
         return self
 
-    def decision_function(self, X) -> np.ndarray:
-        """The interpolated score ``w . x`` of each row."""
-        return np.asarray(X, dtype=np.float64) @ self.coef_ + self.intercept_
-
     def predict(self, X) -> np.ndarray:
-        """Segment score ``sigmoid(w . x)`` of each row."""
-        return expit(self.decision_function(X))
-
-    def score(self, X, pairs) -> float:
-        """WMT Kendall (ties discordant) of the decision values on ``pairs`` (P, 2)."""
-        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        s = self.decision_function(X)
-        c, d, t = _kendall_counts(s[pairs[:, 0]] - s[pairs[:, 1]])
-        return (c - d - t) / max(c + d + t, 1)
+        """The interpolated score ``w . x`` of each row (higher is better; DiscoTK's segment score is its sigmoid)."""
+        return self._linear_score(X)
 
 
-class RegressionCombiner(BaseEstimator):
+class RegressionCombiner(RegressorMixin, BaseEstimator):
     """Regression of human scores on metric scores (Albrecht & Hwa 2007), ridge or linear SVR.
 
-    ``fit(X, y, groups)``; rows with NaN ``y`` are left out. The target is
-    standardised (z-scores over the training rows), so the interpolated score
-    ``w . x + b`` is in standard deviations and its sigmoid stays informative.
-    The regularisation strength ``alpha`` (ridge: ``alpha``; SVR:
-    ``C = 1 / alpha``) is chosen among ``alphas`` by GroupKFold over
-    ``groups`` minimising the held-out mean squared error. Fits that stop at
-    ``max_iter`` (liblinear's SVR with weak regularisation) are counted in
+    ``fit(X, y, groups=None)``: ``y`` the human score of every row (finite;
+    leave unjudged rows out). The target is standardised (z-scores over the
+    training rows), so the interpolated score ``w . x + b`` is in standard
+    deviations and its sigmoid stays informative. The regularisation strength
+    ``alpha`` (ridge: ``alpha``; SVR: ``C = 1 / alpha``) is chosen among
+    ``alphas`` by GroupKFold over ``groups`` minimising the held-out mean
+    squared error. ``predict`` gives the human score on its own scale,
+    ``score`` the coefficient of determination R^2 (scikit-learn's regressor
+    score; the selection criterion, mean squared error, ranks alphas alike on
+    one data set). Fits that stop at ``max_iter`` (liblinear's SVR with weak
+    regularisation) raise one ``ConvergenceWarning`` and are counted in
     ``n_not_converged_``.
     """
 
@@ -484,15 +569,9 @@ class RegressionCombiner(BaseEstimator):
         raise OptionError(f"unknown regressor {self.kind!r}; choose one of {list(REGRESSORS)}")
 
     def fit(self, X, y, groups=None) -> "RegressionCombiner":
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        if X.ndim != 2 or len(y) != len(X) or not np.isfinite(X).all():
-            raise InputError(f"X {X.shape} must be a finite (rows, features) matrix with one target per row")
-        keep = np.isfinite(y)
-        if keep.sum() < 2:
-            raise InputError("fewer than 2 candidates with a human score to regress on")
-        X, y = X[keep], y[keep]
-        groups = None if groups is None else np.asarray(groups)[keep]
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        if len(y) < 2:
+            raise InputError("fewer than 2 candidates with a human score to regress on (1 sample)")
         alphas = sorted(float(a) for a in self.alphas)
         if not alphas or any(not (math.isfinite(a) and a > 0) for a in alphas):
             raise OptionError(f"alphas must be positive numbers, not {self.alphas!r}")
@@ -500,10 +579,10 @@ class RegressionCombiner(BaseEstimator):
         self.target_mean_ = float(y.mean())
         self.target_scale_ = float(y.std()) or 1.0
         z = (y - self.target_mean_) / self.target_scale_
-        folds = None if groups is None or len(alphas) == 1 else _grouped_folds(groups, self.cv)
+        folds = None if groups is None or len(alphas) == 1 else _grouped_folds(np.asarray(groups), self.cv)
         self.cv_results_ = {"alpha": alphas, "mse": [], "folds": 0 if folds is None else len(folds)}
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
+            warnings.simplefilter("always")
             if folds is None:
                 self.alpha_ = alphas[len(alphas) // 2]
             else:
@@ -516,35 +595,37 @@ class RegressionCombiner(BaseEstimator):
                 self.alpha_ = alphas[int(np.argmin(self.cv_results_["mse"]))]
             reg = self._regressor(self.alpha_).fit(X, z)
         # liblinear (SVR) may stop at max_iter for weak regularisation; counted, not hidden
-        self.n_not_converged_ = sum(issubclass(w.category, ConvergenceWarning) for w in caught)
+        self.n_not_converged_ = _count_convergence_warnings(caught, self.kind)
         self.coef_ = np.asarray(reg.coef_, dtype=np.float64).reshape(-1).copy()
         self.intercept_ = float(np.asarray(reg.intercept_).reshape(-1)[0])
-        self.n_features_in_ = X.shape[1]
+        self.n_iter_ = int(getattr(reg, "n_iter_", None) or 1)  # of the final fit; ridge's closed form: 1
         return self
-
-    def decision_function(self, X) -> np.ndarray:
-        """Predicted standardised human score ``w . x + b``."""
-        return np.asarray(X, dtype=np.float64) @ self.coef_ + self.intercept_
 
     def predict(self, X) -> np.ndarray:
-        """Predicted human score on its original scale."""
-        return self.decision_function(X) * self.target_scale_ + self.target_mean_
+        """Predicted human score on its original scale (``(w . x + b)`` in standard deviations, rescaled)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return (X @ self.coef_ + self.intercept_) * self.target_scale_ + self.target_mean_
 
 
-class UniformCombiner(BaseEstimator):
-    """ULC (Giménez & Màrquez 2008, §3.1): every normalised metric weighs 1/m; nothing is learned from judgments."""
+class UniformCombiner(_PairwiseRanking, BaseEstimator):
+    """ULC (Giménez & Màrquez 2008, §3.1): every normalised metric weighs 1/m; nothing is learned from judgments.
 
-    def fit(self, X, y=None, groups=None) -> "UniformCombiner":
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] == 0:
-            raise InputError(f"X must be a (rows, features) matrix with at least one feature, not {X.shape}")
+    ``fit(X, y=None)`` only reads the number of features;
+    ``predict`` is the mean of the features; ``score`` the WMT Kendall over
+    the pairs of ``(y, groups)``, as :class:`PairwiseLogisticRanker`, so the
+    untuned baseline is cross-validated the same way.
+    """
+
+    def fit(self, X, y=None) -> "UniformCombiner":
+        X = validate_data(self, X, dtype=np.float64)
         self.coef_ = np.full(X.shape[1], 1.0 / X.shape[1])
         self.intercept_ = 0.0
-        self.n_features_in_ = X.shape[1]
         return self
 
-    def decision_function(self, X) -> np.ndarray:
-        return np.asarray(X, dtype=np.float64) @ self.coef_ + self.intercept_
+    def predict(self, X) -> np.ndarray:
+        """The ULC of each row: the mean of its (normalised) features."""
+        return self._linear_score(X)
 
 
 # -- training ---------------------------------------------------------------------------------------
@@ -585,6 +666,19 @@ def _metric_entries(data: TrainingData) -> List[MetricEntry]:
     return entries
 
 
+def preference_rows(X: np.ndarray, pairs: TrainingPairs) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Human preferences as ranker input: ``(X, y, groups, query)`` with each pair a query of two rows.
+
+    ``X[better]`` graded 1 and ``X[worse]`` graded 0, grouped by the pair's
+    segment: :func:`preference_pairs` gives back exactly ``pairs``, in order,
+    each judge's preference kept (several judges' preferences on one segment
+    are no single grade per candidate).
+    """
+    rows = pairs.as_array().reshape(-1)
+    return (X[rows], np.tile([1.0, 0.0], len(pairs)), np.repeat(pairs.segment, 2),
+            np.repeat(np.arange(len(pairs)), 2))
+
+
 def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: Optional[np.ndarray] = None,
               entries: Optional[List[MetricEntry]] = None) -> TunedModel:
     """Fit a model on ``data`` (on the rows where ``rows`` is True, whole segments; default all)."""
@@ -605,17 +699,18 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
         if len(pairs) == 0:
             raise InputError("no training pairs: every human preference is a tie or below the threshold",
                              fix="lower --min-diff, or train on other judgments")
-        est = PairwiseLogisticRanker(Cs=options.Cs, cv=options.inner_folds).fit(X, pairs.as_array(), pairs.segment)
-        chosen = {"C": est.C_, "cv": est.cv_results_, "pairs": len(pairs)}
+        Xp, yp, segment, query = preference_rows(X, pairs)
+        est = PairwiseLogisticRanker(Cs=options.Cs, cv=options.inner_folds).fit(Xp, yp, groups=segment, query=query)
+        chosen = {"C": est.C_, "cv": est.cv_results_, "pairs": len(pairs), "not_converged": est.n_not_converged_}
     elif options.method == "regression":
-        y = np.where(train, data.targets, np.nan)
-        if not np.isfinite(y).any():
+        judged = train & np.isfinite(data.targets)
+        if not judged.any():
             raise InputError("no regression targets (call training_data(..., targets=True))")
         est = RegressionCombiner(kind=options.regressor, alphas=options.alphas,
-                                 cv=options.inner_folds).fit(X, y, data.segment)
+                                 cv=options.inner_folds).fit(X[judged], data.targets[judged], data.segment[judged])
         chosen = {"alpha": est.alpha_, "cv": est.cv_results_, "not_converged": est.n_not_converged_,
                   "target_mean": est.target_mean_,
-                  "target_scale": est.target_scale_, "targets": int(np.isfinite(y).sum())}
+                  "target_scale": est.target_scale_, "targets": int(judged.sum())}
     else:
         est = UniformCombiner().fit(X[train])
     training = {
@@ -666,6 +761,11 @@ class CrossValidation:
     def folds(self) -> int:
         return len(self.models)
 
+    @property
+    def not_converged(self) -> int:
+        """Fits of all folds (parameter search included) that stopped at their iteration limit."""
+        return sum(int(m.training["estimator"].get("not_converged", 0)) for m in self.models)
+
 
 def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, folds: int = 10,
                    by: str = "segment") -> CrossValidation:
@@ -687,8 +787,7 @@ def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, f
             raise InputError(f"leaving one test bed out needs at least 2 test beds, not {len(data.sources)}",
                              fix="train on several test beds (e.g. --lp cs-en,de-en,es-en), or cross-validate "
                                  "by segment")
-        splits = [(np.flatnonzero(data.source != k), np.flatnonzero(data.source == k))
-                  for k in range(len(data.sources))]
+        splits = list(LeaveOneGroupOut().split(data.scores.T, groups=data.source))
     else:
         raise OptionError(f"cross-validation by {by!r}: give {' or '.join(map(repr, CV_BY))}")
     entries = _metric_entries(data)
