@@ -19,7 +19,8 @@ Rows (WMT12 de-en, real lines; QUEEN on seeded scores):
 
 Run: ``python benchmarks/run_all.py [--quick] [--plots docs/benchmarks] [--json out.json]``;
 ``--render out.json [--plots FOLDER]`` redraws the plots from a saved run.
-Tree-kernel and tree-edit peers (naive kernels, zss) stay in bench_kernels.py.
+Tree-kernel and tree-edit peers (naive kernels, zss) stay in bench_kernels.py. The full agreement
+sweeps against the peers (every WMT12 system, every segment) are tests marked slow: ``python -m pytest -m slow``.
 """
 
 from __future__ import annotations
