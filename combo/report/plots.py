@@ -202,7 +202,7 @@ def scatter(x, y, title: str = "", xlabel: str = "", ylabel: str = "", point_lab
 
 def line_trace(labels: Sequence[str], values: Sequence[float], marks: Optional[Sequence[bool]] = None,
                title: str = "", ylabel: str = "", reference: Optional[float] = None,
-               reference_label: str = "") -> bytes:
+               reference_label: str = "", image_format: str = "png") -> bytes:
     """Values step by step (a search trace): filled markers where ``marks`` is true (kept),
     hollow where false (dropped); the running best as a line; an optional horizontal reference."""
     v = np.asarray(values, dtype=float)
@@ -225,10 +225,11 @@ def line_trace(labels: Sequence[str], values: Sequence[float], marks: Optional[S
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")
-    return _png(fig)
+    return _png(fig, image_format)
 
 
-def signed_bars(labels: Sequence[str], values: Sequence[float], title: str = "", xlabel: str = "") -> bytes:
+def signed_bars(labels: Sequence[str], values: Sequence[float], title: str = "", xlabel: str = "",
+                image_format: str = "png") -> bytes:
     """Horizontal bars coloured by sign (weights of a tuned model), largest magnitude first."""
     v = np.asarray(values, dtype=float)
     order = np.argsort(-np.abs(v), kind="stable")
@@ -241,7 +242,7 @@ def signed_bars(labels: Sequence[str], values: Sequence[float], title: str = "",
     ax.set_xlabel(xlabel, fontsize=9)
     ax.set_title(title, fontsize=10)
     ax.grid(axis="x", alpha=0.3)
-    return _png(fig)
+    return _png(fig, image_format)
 
 
 class Series(NamedTuple):
