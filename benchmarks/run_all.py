@@ -17,8 +17,10 @@ Rows (WMT12 de-en, real lines; QUEEN on seeded scores):
 * references per segment: QUEEN (bitset count) vs the enumeration of triples;
 * metrics (segments fixed): ``score_testbed`` with 1 to 8 lexical metrics (no peer).
 
-Run: ``python benchmarks/run_all.py [--quick] [--plots docs/benchmarks] [--json out.json]``.
-Tree-kernel and tree-edit peers (naive kernels, zss) stay in bench_kernels.py.
+Run: ``python benchmarks/run_all.py [--quick] [--plots docs/benchmarks] [--json out.json]``;
+``--render out.json [--plots FOLDER]`` redraws the plots from a saved run.
+Tree-kernel and tree-edit peers (naive kernels, zss) stay in bench_kernels.py. The full agreement
+sweeps against the peers (every WMT12 system, every segment) are tests marked slow: ``python -m pytest -m slow``.
 """
 
 from __future__ import annotations
@@ -141,7 +143,13 @@ def main() -> None:
     ap.add_argument("--meteor", action="store_true", help="METEOR vs NLTK (needs NLTK_DATA with WordNet)")
     ap.add_argument("--plots", default=None, help="folder for the log-log plots (PNG)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--render", default=None, metavar="JSON",
+                    help="only draw the plots (to --plots, default docs/benchmarks) from a JSON written by --json")
     args = ap.parse_args()
+    if args.render:
+        rows = json.loads(Path(args.render).read_text(encoding="utf-8"))["rows"]
+        print(f"wrote {plot(rows, Path(args.plots or ROOT / 'docs' / 'benchmarks'))}")
+        return
     ref, systems = load()
     one = dict(list(systems.items())[:1])
     seg_sizes = [250, 500, 1000, 2000] if args.quick else [375, 750, 1500, 3003]
@@ -183,27 +191,26 @@ def main() -> None:
         Path(args.json).write_text(json.dumps({"load": load_avg, "rows": rows}, indent=1))
 
 
-def plot(rows, folder: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def plot(rows, folder: Path) -> Path:
+    """Log-log time against size, a panel per dimension, combo solid and its peer dashed (one colour per
+    benchmark), drawn by the report's plotting module."""
+    from combo.report import plots
 
     folder.mkdir(parents=True, exist_ok=True)
     dims = sorted({r["dimension"] for r in rows}, key=["segments", "systems", "references", "metrics"].index)
-    fig, axes = plt.subplots(1, len(dims), figsize=(4.2 * len(dims), 3.6))
-    for ax, dim in zip(np.atleast_1d(axes), dims):
+    panels = {}
+    for dim in dims:
+        panels[dim] = []
         for r in (r for r in rows if r["dimension"] == dim):
-            line, = ax.loglog(r["sizes"], r["combo_s"], "o-", label=f"combo {r['benchmark']} (b={r['exponent']:.2f})")
+            panels[dim].append(plots.Series(f"combo {r['benchmark']} (b={r['exponent']:.2f})", r["sizes"],
+                                            r["combo_s"], colour_key=r["benchmark"]))
             if r["peer_exponent"] is not None:
-                ax.loglog(r["sizes"], r["peer_s"], "x--", color=line.get_color(),
-                          label=f"{r['peer']} (b={r['peer_exponent']:.2f})")
-        ax.set_xlabel(dim)
-        ax.set_ylabel("seconds")
-        ax.legend(fontsize=6)
-        ax.grid(True, which="both", alpha=.3)
-    fig.tight_layout()
-    fig.savefig(folder / "scaling.png", dpi=110)
+                panels[dim].append(plots.Series(f"{r['peer']} (b={r['peer_exponent']:.2f})", r["sizes"], r["peer_s"],
+                                                colour_key=r["benchmark"], dashed=True))
+    path = folder / "scaling.png"
+    path.write_bytes(plots.line_panels({f"grows with {d}": panels[d] for d in dims}, xlabel="size",
+                                       ylabel="seconds", log_x=True, log_y=True, panel_width=4.2, panel_height=3.6))
+    return path
 
 
 if __name__ == "__main__":

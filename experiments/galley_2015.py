@@ -20,6 +20,7 @@ table gives the mean over assignments and the 2.5-97.5 percentiles (95% interval
 Usage::
 
     python experiments/galley_2015.py --out galley.json --figures docs/results
+    python experiments/galley_2015.py --render docs/results/galley-2015.json   # figures only, from saved results
 """
 
 from __future__ import annotations
@@ -223,36 +224,36 @@ def markdown(res, m=100) -> str:
     return "\n".join(out)
 
 
+def load_results(path: Path) -> dict:
+    """The results written by ``--out``, with the unit sizes M as numbers again (JSON keys are strings)."""
+    res = json.loads(path.read_text(encoding="utf-8"))
+    for r in res["protocols"].values():
+        r["curves"] = {key: {int(m): v for m, v in curve.items()} for key, curve in r["curves"].items()}
+    return res
+
+
 def figure(res, folder: Path) -> List[Path]:
     """Per protocol, three panels (BLEU, sentence BLEU, ΔBLEU): Spearman and Kendall against M, all
-    references and w >= 0.6, with the 95% band over assignments."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    references and w >= 0.6, with the 95% band over assignments (drawn by the report's plotting module)."""
+    from combo.report import plots
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for exclude, r in res["protocols"].items():
-        fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), sharey=True)
-        for ax, name in zip(axes, ("BLEU", "sentence BLEU", "ΔBLEU")):
-            for refset, ls in (("all", "-"), (f"w>={THRESHOLD}", "--")):
-                curve = r["curves"][f"{name} | {refset}"]
-                ms = [int(x) for x in curve]
-                for corr, color in (("spearman", "tab:blue"), ("kendall", "tab:red")):
-                    ax.plot(ms, [curve[x][corr]["mean"] for x in curve], ls, color=color,
-                            label=f"{corr}, {refset} refs")
-                    ax.fill_between(ms, [curve[x][corr]["low"] for x in curve],
-                                    [curve[x][corr]["high"] for x in curve], color=color, alpha=0.08)
-            ax.set_xscale("log")
-            ax.set_xlabel("observation unit size M (candidates)")
-            ax.set_title(f"{name}-2 (candidates: not a weighted reference {exclude})", fontsize=9)
-            ax.grid(alpha=0.3)
-        axes[0].set_ylabel("correlation with crowd judgments")
-        axes[0].legend(fontsize=7)
-        fig.tight_layout()
+        panels = {}
+        for name in ("BLEU", "sentence BLEU", "ΔBLEU"):
+            panels[f"{name}-2"] = [
+                plots.Series(f"{corr}, {refset} refs", [int(m) for m in curve],
+                             [curve[m][corr]["mean"] for m in curve], [curve[m][corr]["low"] for m in curve],
+                             [curve[m][corr]["high"] for m in curve], colour_key=corr, dashed=refset != "all")
+                for refset in ("all", f"w>={THRESHOLD}") for curve in [r["curves"][f"{name} | {refset}"]]
+                for corr in ("spearman", "kendall")]
+        png = plots.line_panels(panels, title=f"Flickr8k, candidates never a weighted reference {exclude}: "
+                                              "correlation with crowd judgments (95% band over assignments)",
+                                xlabel="observation unit size M (candidates)", ylabel="correlation",
+                                log_x=True, share_y=True, panel_width=4.2, panel_height=3.4)
         path = folder / f"galley-2015-units-{exclude}.png"
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        path.write_bytes(png)
         paths.append(path)
     return paths
 
@@ -264,7 +265,16 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="write all figures here (JSON)")
     parser.add_argument("--figures", default=None, help="folder for the PNG figure")
+    parser.add_argument("--render", default=None, metavar="JSON",
+                        help="only draw the figures (to --figures, default docs/results) and print the tables "
+                             "from a JSON written by --out")
     args = parser.parse_args(argv)
+    if args.render:
+        res = load_results(Path(args.render))
+        for path in figure(res, Path(args.figures or Path(__file__).resolve().parents[1] / "docs" / "results")):
+            print(f"wrote {path}", file=sys.stderr)
+        print(markdown(res))
+        return
     res = run(args)
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")

@@ -22,6 +22,7 @@ Pattern tagger and chunker), the heterogeneous mix of the paper at the levels th
 Usage (one command; scores cached in ``--cache``)::
 
     python experiments/gimenez_marquez_2008.py --out docs/results/gimenez-marquez-2008.json --figures docs/results
+    python experiments/gimenez_marquez_2008.py --render docs/results/gimenez-marquez-2008.json  # figures only
 """
 
 from __future__ import annotations
@@ -137,57 +138,41 @@ def _f(v, digits=3):
         f"−{-v:.{digits}f}".replace("0.", ".", 1)
 
 
+def _slug(name: str) -> str:
+    return name.lower().replace(" ", "-")
+
+
 def figures(res, folder: Path) -> list:
-    """Two PNGs: metrics' KING against R_snt (per test bed with KING), and the test-bed portability matrices."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """PNGs drawn by the report's plotting module: each metric's KING against its R_snt (one per test bed
+    with KING), and the portability of optimal sets across test beds (one per criterion)."""
+    from combo.report import plots
 
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
-    beds = [n for n in res["individual"] if res["testbeds"][n]["king"]]
-    fig, axes = plt.subplots(1, len(beds), figsize=(5.5 * len(beds), 4.5))
-    for ax, name in zip(np.atleast_1d(axes), beds):
+    for name in (n for n in res["individual"] if res["testbeds"][n]["king"]):
         ind = res["individual"][name]
-        for m in res["metrics"]:
-            x, y = ind["r_snt"][m], ind["king"][m]
-            ax.scatter(x, y, s=18, color="tab:blue" if m in LEXICAL else "tab:orange")
-            ax.annotate(m, (x, y), fontsize=6, xytext=(2, 2), textcoords="offset points")
-        ax.set_xlabel("R_snt (segment Pearson)")
-        ax.set_ylabel("KING (QUEEN of the metric alone)")
-        ax.set_title(f"{name}: individual metrics (blue lexical, orange shallow-syntactic)", fontsize=8)
-    fig.tight_layout()
-    p = folder / "gimenez-marquez-2008-individual.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    for ax, (c, _) in zip(axes, CRITERIA):
+        png = plots.scatter([ind["r_snt"][m] for m in res["metrics"]], [ind["king"][m] for m in res["metrics"]],
+                            title=f"{name}: each metric alone", xlabel="R_snt (segment Pearson)",
+                            ylabel="KING (QUEEN of the metric alone)", point_labels=res["metrics"],
+                            groups=["lexical" if m in LEXICAL else "shallow-syntactic" for m in res["metrics"]],
+                            width=5.5, height=4.5)
+        paths.append(folder / f"gimenez-marquez-2008-individual-{_slug(name)}.png")
+        paths[-1].write_bytes(png)
+    for c, _ in CRITERIA:
         rows = res["portability_testbeds"][c]
         src = list(rows)
         dst = [d for d in res["individual"] if any(rows[s][d] is not None for s in src)]
         mat = np.array([[np.nan if rows[s][d] is None else rows[s][d] for d in dst] for s in src])
-        # relative to the test bed's own optimum: 1 = as good as the set found there
+        # colour relative to the test bed's own optimum: 1 = as good as the set found there
         own = np.array([res["optimal"][d][c]["quality"] for d in dst])
-        rel = mat / own
-        im = ax.imshow(rel, cmap="viridis", vmin=min(0.5, np.nanmin(rel)), vmax=1.0)
-        ax.set_xticks(range(len(dst)), dst, rotation=30, ha="right", fontsize=7)
-        ax.set_yticks(range(len(src)), src, fontsize=7)
-        for i in range(len(src)):
-            for j in range(len(dst)):
-                ax.text(j, i, _f(mat[i, j]), ha="center", va="center", fontsize=7,
-                        color="white" if rel[i, j] < 0.85 else "black")
-        ax.set_xlabel("measured on")
-        ax.set_ylabel("optimal set found on")
         label = "KING" if c == "king" else "R_snt"
-        ax.set_title(f"{label}: portability (colour = share of the target's own optimum)", fontsize=8)
-        fig.colorbar(im, ax=ax, fraction=0.046)
-    fig.tight_layout()
-    p = folder / "gimenez-marquez-2008-portability.png"
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    paths.append(p)
+        png = plots.heatmap(mat / own, src, dst, title=f"{label}: portability of optimal sets",
+                            vmin=min(0.5, float(np.nanmin(mat / own))), vmax=1.0, cmap="viridis",
+                            colorbar_label="share of the target's own optimum",
+                            cell_text=[[_f(v) for v in r] for r in mat], xlabel="measured on",
+                            ylabel="optimal set found on")
+        paths.append(folder / f"gimenez-marquez-2008-portability-{_slug(label)}.png")
+        paths[-1].write_bytes(png)
     return paths
 
 
@@ -240,7 +225,16 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", default=None, help="write all figures here (JSON)")
     parser.add_argument("--figures", default=None, help="folder for the PNG figures")
+    parser.add_argument("--render", default=None, metavar="JSON",
+                        help="only draw the figures (to --figures, default docs/results) and print the tables "
+                             "from a JSON written by --out")
     args = parser.parse_args(argv)
+    if args.render:
+        res = json.loads(Path(args.render).read_text(encoding="utf-8"))
+        for path in figures(res, Path(args.figures or Path(__file__).resolve().parents[1] / "docs" / "results")):
+            print(f"wrote {path}", file=sys.stderr)
+        print(markdown(res))
+        return
     os.environ.setdefault("NLTK_DATA", str(Path(args.data) / "nltk_data"))
     res = run(args)
     if args.out:

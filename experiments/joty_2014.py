@@ -24,6 +24,7 @@ pairs; system level: Spearman with each system's share of wins (WMT12's). 95% bo
 Usage::
 
     python experiments/joty_2014.py --cache ~/.cache/combo/wmt12 --out joty.json --figures docs/results
+    python experiments/joty_2014.py --render docs/results/joty-2014.json   # the figure only, from saved results
 """
 
 from __future__ import annotations
@@ -112,39 +113,34 @@ def markdown(res) -> str:
 
 
 def figure(res, folder: Path) -> Path:
-    """Bars: untuned and tuned segment-level Kendall per group, with intervals, beside the published anchors."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Bars (the report's plotting module): untuned and tuned segment-level Kendall per group, with
+    intervals, beside the published anchors (a published range drawn as its interval)."""
+    from combo.report import plots
 
     folder.mkdir(parents=True, exist_ok=True)
-    labels, vals, lows, highs, colors = [], [], [], [], []
+    labels, vals, lows, highs, groups = [], [], [], [], []
     for group, table in res["combinations"].items():
-        for kind, color in (("untuned", "tab:gray"), ("tuned", "tab:blue")):
+        for kind in ("untuned", "tuned"):
             avg = table[kind]["average"]
-            labels.append(f"ours: {group}\n{kind}")
+            low, high = avg.get("interval", {}).get("kendall_discordant", [np.nan, np.nan])
+            labels.append(f"{group}, {kind}")
             vals.append(avg["kendall_discordant"])
-            iv = avg.get("interval", {}).get("kendall_discordant", [np.nan, np.nan])
-            lows.append(avg["kendall_discordant"] - iv[0])
-            highs.append(iv[1] - avg["kendall_discordant"])
-            colors.append(color)
+            lows.append(low)
+            highs.append(high)
+            groups.append(f"ours, {kind}")
     for name, v in res["published"].items():
-        labels.append(f"published: {name}")
-        vals.append(float(v) if not isinstance(v, str) else float(v.split("-")[1]))
-        lows.append(0 if not isinstance(v, str) else float(v.split("-")[1]) - float(v.split("-")[0]))
-        highs.append(0)
-        colors.append("tab:orange")
-    fig, ax = plt.subplots(figsize=(8, 5))
-    y = np.arange(len(labels))
-    ax.barh(y, vals, xerr=[np.nan_to_num(lows), np.nan_to_num(highs)], color=colors, capsize=3)
-    ax.set_yticks(y, labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("WMT12 into English: segment Kendall tau, mean of 4 pairs")
-    ax.set_xlim(0.2, max(vals) + 0.03)
-    fig.tight_layout()
+        low, high = (float(x) for x in v.split("-")) if isinstance(v, str) else (np.nan, np.nan)
+        labels.append(name)
+        vals.append(high if isinstance(v, str) else float(v))
+        lows.append(low)
+        highs.append(high)
+        groups.append("published")
+    png = plots.bar_intervals(labels, vals, lows, highs, groups=groups, sort=False, xlim=(0.2, max(vals) + 0.02),
+                              title="WMT12 into English, segment level (DiscoTK's Table 1)",
+                              xlabel="WMT12 Kendall tau, mean of the 4 pairs; 95% bootstrap interval "
+                                     "(published range: its bounds)")
     path = folder / "joty-2014-kendall.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    path.write_bytes(png)
     return path
 
 
@@ -153,7 +149,18 @@ def main(argv=None):
 
     extra = argparse.ArgumentParser(add_help=False)
     extra.add_argument("--figures", default=None, help="folder for the PNG figure")
+    extra.add_argument("--render", default=None, metavar="JSON",
+                       help="only draw the figure (to --figures, default docs/results) and print the tables "
+                            "from a JSON written by --out")
     known, rest = extra.parse_known_args(argv)
+    if known.render:
+        import json
+
+        res = json.loads(Path(known.render).read_text(encoding="utf-8"))
+        print(f"wrote {figure(res, Path(known.figures or Path(__file__).resolve().parents[1] / 'docs' / 'results'))}",
+              file=sys.stderr)
+        print(markdown(res))
+        return
     args = parse_args(__doc__.split("\n")[0], rest)
     res = run(args)
     write_json(res, args.out)

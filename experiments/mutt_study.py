@@ -25,6 +25,7 @@ Protocol:
 Usage::
 
     python experiments/mutt_study.py --data ../shared/data --out docs/results/boag2016.md
+    python experiments/mutt_study.py --render docs/results/boag2016.json   # the figures only, from saved results
 """
 
 from __future__ import annotations
@@ -122,49 +123,54 @@ def markdown_table(header, rows) -> str:
     return "\n".join(lines)
 
 
-def figures(results, names, display, out_dir: Path, stem: str):
-    import matplotlib
+def display_names(names) -> dict:
+    """Row labels: Boag's spelling of his four metrics, "tuned (WMT12)" for the model file, the ULC's size."""
+    display = {m: BOAG_NAMES.get(m, m) for m in names}
+    tuned_name = next((m for m in names if m.endswith(".json")), None)
+    if tuned_name:
+        display[tuned_name] = "tuned (WMT12)"
+    ulc_name = next(m for m in names if m.startswith("ulc("))
+    display[ulc_name] = f"ULC (the {len(names) - 1} above)"
+    return display
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def results_from_json(path: Path) -> dict:
+    """The per-reference-count results saved next to the page (``{k: UnitTestResult}``), from their records."""
+    from combo.meta.mutt import UnitTestResult
+
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    results = {}
+    for k, records in doc["records"].items():
+        metrics = list(dict.fromkeys(r["metric"] for r in records))
+        corruptions = list(dict.fromkeys(r["corruption"] for r in records))
+        counts = {m: {} for m in metrics}
+        for r in records:
+            counts[r["metric"]][r["corruption"]] = (r["n"], r["passed"])
+        results[int(k)] = UnitTestResult(metrics, corruptions, {r["corruption"]: r["kind"] for r in records},
+                                         counts, references=int(k))
+    return results
+
+
+def figures(results, names, display, out_dir: Path, stem: str):
+    """Two PNGs drawn by the report's plotting module: Boag's four metrics' accuracy against the number of
+    references (a panel per corruption type), and every metric's accuracy at 5 references."""
+    from combo.report import plots
 
     five = results[5]
     types = [c for c in ORDER if c in five.corruptions]
-    # 1. accuracy against the number of references, Boag's four metrics, one panel per corruption type
-    fig, axes = plt.subplots(2, 5, figsize=(16, 6.4), sharex=True, sharey=True)
-    for ax, c in zip(axes.ravel(), types):
-        for m in [m for m in BOAG if m in names]:
-            ax.plot(REFERENCES, [100 * results[k].accuracy[m][c] for k in REFERENCES], marker="o",
-                    label=BOAG_NAMES[m])
-        ax.set_title(f"{c} ({KIND_LABEL[five.kinds[c]]})", fontsize=10)
-        ax.set_ylim(0, 101)
-        ax.grid(alpha=0.3)
-    for ax in axes[-1]:
-        ax.set_xlabel("references")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("accuracy %")
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("MUTT accuracy by number of references (Flickr-derived trials)")
-    fig.tight_layout()
+    panels = {f"{c} ({KIND_LABEL[five.kinds[c]]})":
+              [plots.Series(BOAG_NAMES[m], REFERENCES, [100 * results[k].accuracy[m][c] for k in REFERENCES])
+               for m in BOAG if m in names] for c in types}
     refs_png = out_dir / f"{stem}-references.png"
-    fig.savefig(refs_png, dpi=90)
-    plt.close(fig)
-    # 2. every metric at 5 references
+    refs_png.write_bytes(plots.line_panels(panels, title="MUTT accuracy by number of references "
+                                                         "(Flickr-derived trials)",
+                                           xlabel="references", ylabel="accuracy %", ylim=(0, 101), share_y=True,
+                                           columns=5, panel_width=3.2, panel_height=2.6))
     matrix = np.array([[100 * five.accuracy[m][c] for c in types] for m in names])
-    fig, ax = plt.subplots(figsize=(11, 0.42 * len(names) + 2.2))
-    im = ax.imshow(matrix, cmap="viridis", vmin=0, vmax=100, aspect="auto")
-    ax.set_xticks(range(len(types)), types, rotation=30, ha="right")
-    ax.set_yticks(range(len(names)), [display[m] for m in names])
-    for i in range(len(names)):
-        for j in range(len(types)):
-            ax.text(j, i, f"{matrix[i, j]:.0f}", ha="center", va="center",
-                    color="white" if matrix[i, j] < 60 else "black", fontsize=8)
-    fig.colorbar(im, ax=ax, label="accuracy %")
-    ax.set_title("MUTT accuracy at 5 references")
-    fig.tight_layout()
     heat_png = out_dir / f"{stem}-metrics.png"
-    fig.savefig(heat_png, dpi=90)
-    plt.close(fig)
+    heat_png.write_bytes(plots.heatmap(matrix, [display[m] for m in names], types,
+                                       title="MUTT accuracy at 5 references", vmin=0, vmax=100, cmap="viridis",
+                                       colorbar_label="accuracy %", fmt="{:.0f}"))
     return refs_png, heat_png
 
 
@@ -176,7 +182,16 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--no-tuned", action="store_true", help="Skip training the WMT12 tuned combination.")
     ap.add_argument("--metrics", default=None, help="Comma-separated metrics (default: Boag's four + combo's).")
+    ap.add_argument("--render", type=Path, default=None, metavar="JSON",
+                    help="only draw the two figures, next to JSON, from the results a run saved there "
+                         "(docs/results/boag2016.json)")
     args = ap.parse_args(argv)
+    if args.render:
+        results = results_from_json(args.render)
+        names = results[5].metrics
+        for png in figures(results, names, display_names(names), args.render.parent, args.render.stem):
+            print(f"wrote {png}", file=sys.stderr)
+        return 0
     os.environ.setdefault("NLTK_DATA", str(args.data / "nltk_data"))
     start = time.time()
     out = args.out
@@ -204,12 +219,8 @@ def main(argv=None) -> int:
         print(f"{label}: {timings[label]:.0f} s", file=sys.stderr)
     five = results[5]
     names = five.metrics
-    display = {m: BOAG_NAMES.get(m, m) for m in names}
+    display = display_names(names)
     tuned_name = next((m for m in names if m.endswith(".json")), None)
-    if tuned_name:
-        display[tuned_name] = "tuned (WMT12)"
-    ulc_name = next(m for m in names if m.startswith("ulc("))
-    display[ulc_name] = f"ULC (the {len(names) - 1} above)"
     refs_png, heat_png = figures(results, names, display, out.parent, stem)
     types = [c for c in ORDER if c in five.corruptions]
     elapsed = time.time() - start
@@ -220,7 +231,9 @@ def main(argv=None) -> int:
            "Reproduced with `COMBO_CACHE_DIR=$(mktemp -d) python experiments/mutt_study.py --data ../shared/data "
            f"--out docs/results/boag2016.md` (analysis and score caches cold, `--jobs {args.jobs}`): "
            f"{elapsed / 60:.1f} minutes on this machine (2 cores shared with other work). "
-           "What `combo mutt` does is described in [docs/mutt.md](../mutt.md).",
+           "What `combo mutt` does is described in [docs/mutt.md](../mutt.md). The figures are redrawn from the "
+           "results saved beside this page with "
+           f"`python experiments/mutt_study.py --render {out.with_suffix('.json')}`.",
            "",
            "## Data",
            "",

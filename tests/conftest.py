@@ -66,3 +66,23 @@ def wmt12_two_references(wmt12_de_en):
     other = {names[0]: names[1], names[1]: names[0]}
     refs = [[ref[i], systems[other[s]][i]] for s in names for i in range(n)]
     return hyps, refs
+
+
+#: The rows a default run compares against a peer, segment by segment: three WMT12 de-en systems (a strong
+#: online system, a phrase-based and a hierarchical one), the first 300 segments. Every system and every
+#: segment: the ``slow`` variant (``pytest -m slow``, docs/benchmarks.md).
+PEER_SYSTEMS = ("onlineB", "uedin-wmt12", "jhu-hiero")
+PEER_ROWS = 300
+
+
+@pytest.fixture(scope="session", params=[
+    pytest.param("sample", id="3-systems-300-segments"),
+    pytest.param("full", id="every-system-every-segment", marks=pytest.mark.slow)])
+def wmt12_de_en_peer_rows(request, wmt12_de_en):
+    """(reference lines, {system: lines}) of WMT12 de-en for the checks against a peer: the three
+    :data:`PEER_SYSTEMS` on the first :data:`PEER_ROWS` segments by default, all 16 systems on all
+    3,003 segments in the slow variant."""
+    ref, systems = wmt12_de_en
+    if request.param == "full":
+        return ref, systems
+    return ref[:PEER_ROWS], {name: systems[name][:PEER_ROWS] for name in PEER_SYSTEMS}

@@ -125,25 +125,27 @@ def test_word_splitting_equals_sacrebleu(wmt12_de_en):
 # -- oracle: sacreBLEU on WMT12 de-en ------------------------------------------------------
 
 @pytest.mark.parametrize("name,word_order", VARIANTS)
-def test_corpus_chrf_equals_sacrebleu_on_every_de_en_system(wmt12_de_en, name, word_order):
-    ref, systems = wmt12_de_en
+def test_corpus_chrf_equals_sacrebleu_per_de_en_system(wmt12_de_en_peer_rows, name, word_order):
+    # Default: 3 systems x 300 segments; slow: all 16 systems x 3,003.
+    ref, systems = wmt12_de_en_peer_rows
     refs = [[r] for r in ref]
     ours = combo.get_metric(name)
     theirs = SacreCHRF(word_order=word_order, references=[ref])  # reference n-grams cached once
     diffs = [abs(ours.corpus_score(hyps, refs) - theirs.corpus_score(hyps, None).score / 100)
              for hyps in systems.values()]
-    assert len(diffs) == 16
+    assert len(diffs) == len(systems) >= 3
     assert max(diffs) <= 1e-9
 
 
 @pytest.mark.parametrize("name,word_order", VARIANTS)
-def test_sentence_chrf_equals_sacrebleu_on_a_full_system(wmt12_de_en, name, word_order):
-    ref, systems = wmt12_de_en
+def test_sentence_chrf_equals_sacrebleu_segment_by_segment(wmt12_de_en_peer_rows, name, word_order):
+    # uedin-wmt12: its first 300 segments by default, all 3,003 in the slow variant.
+    ref, systems = wmt12_de_en_peer_rows
     hyps = systems["uedin-wmt12"]
     ours = combo.get_metric(name).segment_scores(hyps, [[r] for r in ref])
     theirs = SacreCHRF(word_order=word_order)
     expected = np.array([theirs.sentence_score(h, [r]).score / 100 for h, r in zip(hyps, ref)])
-    assert len(ours) == 3003
+    assert len(ours) == len(ref) >= 300
     np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-9)
 
 
@@ -151,8 +153,9 @@ def test_sentence_chrf_equals_sacrebleu_on_a_full_system(wmt12_de_en, name, word
 def test_multi_reference_chrf_equals_sacrebleu(wmt12_de_en, name, word_order):
     ref, systems = wmt12_de_en
     # Two systems' outputs as the references: sacreBLEU keeps, per segment, the best-scoring one.
-    first, second = systems["onlineA"], systems["uedin-wmt12"]
-    hyps = systems["onlineB"]
+    # The first 1,000 segments (all 3,003: the slow sweeps).
+    first, second = systems["onlineA"][:1000], systems["uedin-wmt12"][:1000]
+    hyps = systems["onlineB"][:1000]
     refs = [[a, b] for a, b in zip(first, second)]
     ours = combo.get_metric(name)
     theirs = SacreCHRF(word_order=word_order)

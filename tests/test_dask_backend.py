@@ -4,18 +4,22 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from combo import parallel
 from combo.cli import main
 from combo.meta.likeness import king
 from combo.parallel import BackendError, config
 from combo.scoring import score_with_references
 
 distributed = pytest.importorskip("distributed")
+import dask  # noqa: E402 (installed with distributed)
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
-                                  processes=True) as c:
+    # A task whose worker dies fails at once (KilledWorker), not after three more workers are started and die.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                                     processes=True) as c:
         yield c
     config(backend="local")
 
@@ -69,7 +73,8 @@ def test_cli_commands_on_dask_equal_local(cluster):
         assert remote.stdout == local.stdout
 
 
-def test_unreachable_scheduler_is_one_line_exit_2():
+def test_unreachable_scheduler_is_one_line_exit_2(monkeypatch):
+    monkeypatch.setattr(parallel._config, "timeout", 1.0)  # seconds of retrying before the error
     res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu,chrf", "-q", "--backend", "dask",
                                     "--scheduler", "tcp://127.0.0.1:9"])
     assert res.exit_code == 2

@@ -242,11 +242,11 @@ def plain_scores(table, hyps, refs):
 def test_wmt12_de_en_matches_plain_reimplementation(glove, wmt12_de_en):
     ref, systems = wmt12_de_en
     names = sorted(systems)[:2]
-    hyps = [h for s in names for h in systems[s]]
-    refs = [[r] for _ in names for r in ref]
-    for name in WORD_METRICS:  # 2 systems x 3,003 segments
+    hyps = [h for s in names for h in systems[s][:600]]
+    refs = [[r] for _ in names for r in ref[:600]]
+    for name in WORD_METRICS:  # 2 systems x 600 segments
         seg = get_metric(name).segment_scores(hyps, refs)
-        assert seg.shape == (6006,) and np.all(np.isfinite(seg)) and np.all((seg >= -1) & (seg <= 1))
+        assert seg.shape == (1200,) and np.all(np.isfinite(seg)) and np.all((seg >= -1) & (seg <= 1))
         assert 0.5 < seg.mean() < 1.0
     # 300 segments, each with 1 to 3 references (the reference, then other systems' outputs).
     other = sorted(systems)[2:4]

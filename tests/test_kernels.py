@@ -3,6 +3,7 @@
 import itertools
 import math
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -302,8 +303,25 @@ def test_ted_hand_computed_and_similarity():
 
 # --- long sentences -------------------------------------------------------------------------
 
-def test_thousand_token_trees_work_without_recursion():
-    n = 1000
+@pytest.fixture
+def recursion_limit_near():
+    """Lowers the interpreter's recursion limit to ``frames`` above the caller's depth (restored after)."""
+    before = sys.getrecursionlimit()
+
+    def lower(frames: int) -> None:
+        depth, frame = 0, sys._getframe()
+        while frame is not None:
+            depth, frame = depth + 1, frame.f_back
+        sys.setrecursionlimit(depth + frames)
+
+    yield lower
+    sys.setrecursionlimit(before)
+
+
+def test_trees_deeper_than_the_recursion_limit_work(recursion_limit_near):
+    # A 400-level dependency chain with the recursion limit 250 frames above this test: any recursion over
+    # the depth of a tree would fail (as a 1,000-token sentence would under the default limit of 1,000).
+    n = 400
     rng = random.Random(6)
     words = [f"w{rng.randrange(80)}" for _ in range(n)]
     pos = [rng.choice(["DT", "NN", "VB", "IN"]) for _ in range(n)]
@@ -311,6 +329,7 @@ def test_thousand_token_trees_work_without_recursion():
     shallow = from_chunks(words, pos, chunks)
     other = from_chunks(words[::-1], pos[::-1], chunks[::-1])
     chain = from_dependencies(words, list(range(2, n + 1)) + [0], ["dep"] * (n - 1) + ["root"], pos)
+    recursion_limit_near(250)
     for kind in ("sst", "st", "ptk"):
         kernel = TreeKernel(kind)
         values = kernel.pairs([shallow, chain, chain], [other, chain, shallow])

@@ -80,7 +80,7 @@ def test_fmean_and_penalty_formula():
 
 def test_matches_nltk_on_wmt12(wordnet, wmt12_de_en):
     ref, systems = wmt12_de_en
-    n = 1000
+    n = 300  # the first 300 segments of two systems
     meteor = get_metric("meteor", tokenize="13a")
     refs_tok = _tok(ref[:n])
     checked = 0

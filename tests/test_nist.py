@@ -56,7 +56,7 @@ def test_corpus_nist_matches_nltk_on_wmt12(wmt12_de_en):
     ref, systems = wmt12_de_en
     refs_tok = [[r] for r in _tok(ref)]
     nist = get_metric("nist")
-    names = ["onlineB", "uedin-wmt12", "jhu-hiero", "dfki-berlin"]
+    names = ["onlineB", "jhu-hiero"]  # all 3,003 segments (NIST's information weights: the whole test set)
     for name in names:
         hyps = systems[name]
         expected = nltk_nist.corpus_nist(refs_tok, _tok(hyps), n=5)
@@ -131,7 +131,7 @@ def test_two_references_nltk_and_mteval(wmt12_de_en):
     refs_tok = [[a, b] for a, b in zip(_tok(ref), _tok(second))]
     nltk_mode = get_metric("nist", multi_ref="nltk")
     mteval_mode = get_metric("nist")
-    for name in ["KIT_Phrase-Based_SMT_System", "LIMSI-Ncode-Constrained-Primary"]:
+    for name in ["KIT_Phrase-Based_SMT_System"]:
         expected = nltk_nist.corpus_nist(refs_tok, _tok(systems[name]))
         assert nltk_mode.corpus_score(systems[name], refs) == pytest.approx(expected, rel=1e-12)
         # mteval clips by the largest count over both references and uses the average length:

@@ -115,17 +115,18 @@ def test_whitespace_words_equal_jiwer_default_transform():
 
 # -- oracle: jiwer on WMT12 de-en ------------------------------------------------------------
 
-def test_corpus_wer_equals_jiwer_on_every_de_en_system(wmt12_de_en):
-    ref, systems = wmt12_de_en
+def test_corpus_wer_equals_jiwer_per_de_en_system(wmt12_de_en_peer_rows):
+    # Default: 3 systems x 300 segments; slow: all 16 systems x 3,003.
+    ref, systems = wmt12_de_en_peer_rows
     refs = [[r] for r in ref]
     m = combo.get_metric("wer")
     theirs = [jiwer.wer(ref, hyps) for hyps in systems.values()]
     ours = [m.corpus_score(hyps, refs) for hyps in systems.values()]
-    assert len(ours) == 16
+    assert len(ours) == len(systems) >= 3
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
-    # All 16 systems in one call give the same per-system statistics.
+    # All systems in one call give the same per-system statistics.
     stats = m.segment_statistics([h for s in systems.values() for h in s],
-                                 [[r] for _ in systems for r in ref]).reshape(16, 3003, 2)
+                                 [[r] for _ in systems for r in ref]).reshape(len(systems), len(ref), 2)
     np.testing.assert_allclose(m.score(stats.sum(axis=1)), theirs, rtol=0, atol=1e-12)
 
 
