@@ -18,16 +18,12 @@ import click
 
 from . import __version__
 from .errors import ComboError, InputError, OptionError
+from .io.fetch import example_path  # noqa: F401 - the public name is combo.example_path
 from .io.text import write_text_atomic
 from .evaluate import CRITERIA
 from .metrics.registry import is_model_file
 
 EXAMPLE = "example"
-
-
-def example_path() -> Path:
-    """The small multi-reference example test bed bundled with the package."""
-    return Path(__file__).resolve().parent / "data" / "example.jsonl"
 
 
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
@@ -262,6 +258,24 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
     return ok, missing
 
 
+def _missing_notes(missing: Sequence[str]) -> List[str]:
+    """One note per missing resource: the metrics left out and the command that installs it."""
+    from .errors import ResourceMissing
+    from .metrics.registry import get_metric
+
+    fixes: dict = {}
+    for spec in missing:
+        try:
+            get_metric(spec).check_resources()
+            fix = "see combo metrics"
+        except ResourceMissing as err:
+            fix = f"{err.resource}: {err.install}"
+        except ComboError as err:
+            fix = one_line(err)
+        fixes.setdefault(fix, []).append(spec)
+    return [f"left out (resource missing here): {', '.join(specs)} (fix: {fix})" for fix, specs in fixes.items()]
+
+
 def _readable(specs: Sequence[str], testbeds) -> Tuple[List[str], List[str]]:
     """Split a default metric set into the metrics that read every test bed's language and the others."""
     from .metrics.registry import get_metric
@@ -302,7 +316,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         from .metrics.registry import get_metric
         for spec in missing:
             get_metric(spec).check_resources()  # raises the precise error
-    notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
+    notes = _missing_notes(missing)
     if not explicit:
         specs, foreign = _readable(specs, [tb])
         if foreign:
@@ -639,14 +653,19 @@ def data() -> None:
 
 @data.command(name="list")
 @click.option("--home", type=click.Path(file_okay=False), default=None,
-              help="Data folder (default: $COMBO_DATA_HOME or ~/.cache/combo/data).")
+              help="Data folder (default: $COMBO_DATA_HOME, else ~/.cache/combo/data).")
 def data_list(home: Optional[str]) -> None:
     """Which data sets are present and verified."""
     from .io import fetch
 
-    for st in fetch.list_datasets(home):
+    statuses = fetch.list_datasets(home)
+    for st in statuses:
         ok = sum(1 for f in st.files if f.ok)
         click.echo(f"{st.name}\t{st.state}\t{ok}/{len(st.files)} files\t{fetch.dataset_dir(st.name, home)}")
+    where = fetch.data_home() if home is None else Path(home).expanduser()
+    click.echo(f"# looked in {where} ({fetch.data_home_origin(home)}); data sets elsewhere: "
+               "COMBO_DATA_HOME=DIR or --home DIR (a folder holding wmt12/, dstc7/, ... as docs/data.md shows); "
+               "missing ones: combo data fetch NAME", err=True)
 
 
 @data.command(name="fetch")
