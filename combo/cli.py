@@ -172,6 +172,41 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
     return out
 
 
+class MetricsOption(click.Option):
+    """``-m/--metrics`` taking a list: ``-m bleu chrf ter``, as well as ``-m bleu -m chrf`` and ``-m bleu,chrf``.
+
+    Click has no ``nargs=-1`` for options, so the option's parser step is wrapped to take the words that
+    follow it, up to the next option. In a command with positional arguments (``combo mutt CORRUPTIONS``)
+    it takes only words that look like metric specs (a registered name, ``name:options``, a model file,
+    ``@set``), so the argument is left for the command.
+    """
+
+    def add_to_parser(self, parser, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        positional = any(isinstance(p, click.Argument) for p in ctx.command.params)
+        for name in self.opts:
+            option = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if option is None:
+                continue
+            process = option.process
+
+            def take_list(value, state, process=process):
+                process(value, state)
+                while state.rargs and not state.rargs[0].startswith("-") and (
+                        not positional or _looks_like_metric(state.rargs[0])):
+                    process(state.rargs.pop(0), state)
+
+            option.process = take_list
+
+
+def _looks_like_metric(word: str) -> bool:
+    from .metrics.registry import SHORTHAND, list_metrics
+
+    head = word.partition(":")[0].strip().lower()
+    return (is_model_file(word) or word.startswith("@") or head in SHORTHAND
+            or all(x.partition(":")[0].strip().lower() in list_metrics() for x in head.split(",") if x))
+
+
 def _set_backend(ctx, param, value) -> None:
     """``--backend`` / ``--scheduler``: where parallel work runs (combo.parallel.config)."""
     from .parallel import config, reset
@@ -204,8 +239,8 @@ def scale_options(func):
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
-              help="Metric names, repeatable; options as name:key=value,key=value.")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
+              help="Metric names: -m bleu chrf ter, or repeated -m; options as name:key=value,key=value.")
 @click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
@@ -355,7 +390,8 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
 
 def search_options(func):
     options = [
-        click.option("--metrics", "-m", multiple=True, help="Candidate metrics (default: the lexical set)."),
+        click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
+                     help="Candidate metrics: -m bleu chrf ter, or repeated -m (default: the lexical set)."),
         click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
@@ -545,7 +581,8 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True, help="Metrics (default: the lexical set of combo search).")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
+              help="Metrics: -m bleu chrf, or repeated -m (default: the lexical set of combo search).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--criteria", default=None,
               help="Comma-separated criteria (default: every one the test bed supports).")
@@ -768,7 +805,7 @@ def _train_report(data, cv, options) -> dict:
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True,
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
               help="Feature metrics, repeatable; options as name:key=value (default: the lexical set of search).")
 @click.option("--method", type=click.Choice(["pairwise-lr", "regression", "ulc"]), default="pairwise-lr",
               show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
@@ -964,8 +1001,8 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.argument("corruptions", type=click.Path())
 @click.option("--flickr8k", type=click.Path(file_okay=False), default=None,
               help="Flickr8k folder: the FLICKR trials get their image's five captions as references.")
-@click.option("--metrics", "-m", multiple=True, default=("bleu", "meteor", "cider", "ter"), show_default=True,
-              help="Metric specs or model files (repeat, or comma-separate).")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "meteor", "cider", "ter"),
+              show_default=True, help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated.")
 @click.option("--scheme", type=click.Choice(["ulc"]), default=None, help="Also test the ULC of the metrics.")
 @click.option("--references", type=int, default=None, help="At most this many references per trial (seeded sample).")
 @click.option("--trials", type=click.Choice(["flickr", "all"]), default="flickr", show_default=True,
