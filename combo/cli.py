@@ -20,7 +20,7 @@ from . import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.fetch import example_path  # noqa: F401 - the public name is combo.example_path
 from .io.text import write_text_atomic
-from .evaluate import CRITERIA
+from .evaluate import CRITERIA, CRITERION_MEANINGS, KING_TIE_WARNING, SCHEME_MEANINGS
 from .metrics.registry import is_model_file
 
 EXAMPLE = "example"
@@ -358,6 +358,9 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
             notes.append(f"left out (cannot read {tb.target_language!r}; see combo metrics): {', '.join(foreign)}")
     notes += _in_sample_notes(specs, tb)
     need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
+    if max_refs is not None and max_refs < need:
+        raise OptionError(f"--max-refs {max_refs} leaves fewer than the {need} references {criterion} with QUEEN "
+                          f"(triples={triples}) needs: every segment would be skipped. Fix: --max-refs {need} or more")
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:
         if min_refs is None and len(short) == len(tb.segments):
@@ -367,7 +370,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
                              f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
-                             fix=f"pass --min-refs {need} to skip them (they are counted in the output)")
+                             fix=_min_refs_advice(tb, need, len(specs), triples, max_refs))
     if min_refs is not None:
         keep = [i for i, seg in enumerate(tb.segments) if len(seg.references) >= max(min_refs, need)]
         skipped = len(tb.segments) - len(keep)
@@ -386,6 +389,40 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
     return tb, table, refs, notes
+
+
+def _ties_text(share) -> str:
+    """`` (ties 71%)`` beside a KING figure; empty for other criteria."""
+    return f" (ties {share:.0%})" if share is not None and share == share else ""
+
+
+def _meanings_help(criteria: Sequence[str], schemes: Sequence[str] = ()) -> str:
+    """The epilog of search and evaluate: one line per criterion (and scheme) saying what it measures."""
+    width = max(len(c) for c in (*criteria, *schemes)) + 2
+    lines = ["\b", "Criteria (what they measure, what is good):"]
+    lines += [f"  {c:<{width}}{CRITERION_MEANINGS[c]}" for c in criteria]
+    if schemes:
+        lines += ["Combinations:"] + [f"  {c:<{width}}{SCHEME_MEANINGS[c]}" for c in schemes]
+    return "\n".join(lines)
+
+
+def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int]) -> str:
+    """The fix for segments with too few references: --min-refs, and --max-refs with the predicted cost of each."""
+    from .meta.likeness import SUGGESTED_MAX_REFS, king_cost
+
+    refs = [len(seg.references) for seg in tb.segments]
+    cands = [0] * len(refs)
+    for outputs in tb.candidates.values():
+        for i in outputs:
+            cands[i] += 1
+    fix = f"pass --min-refs {need} to skip them (they are counted in the output)"
+    as_is = king_cost(refs, cands, n_metrics, triples=triples, max_refs=max_refs)
+    capped = king_cost(refs, cands, n_metrics, triples=triples, max_refs=max_refs or SUGGESTED_MAX_REFS)
+    if max_refs is not None or capped.seconds() >= as_is.seconds() / 2:
+        return fix + f"; predicted: {as_is.describe()}"
+    return (fix + f", and --max-refs {SUGGESTED_MAX_REFS} to cap the others at a seeded sample of "
+            f"{SUGGESTED_MAX_REFS} references (KING then estimates; docs/queen-king.md). Predicted with --min-refs "
+            f"{need} alone: {as_is.describe()}; with --max-refs {SUGGESTED_MAX_REFS} too: {capped.describe()}")
 
 
 def search_options(func):
@@ -422,7 +459,7 @@ def search_options(func):
     return scale_options(testbed_options(func))
 
 
-@main.command()
+@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
 @click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
               help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
@@ -437,6 +474,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
            kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
            beam_width, report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
+    import numpy as np
+
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
     _check_report_possible(report_path)
@@ -451,7 +490,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
         notes.append(f"{tb.metadata['skipped']} trials left out: no references")
-    if result.quality is None or result.quality != result.quality:  # NaN: no metric set has a defined quality
+    if result.quality is None or not np.isfinite(result.quality):  # no metric set has a defined quality
         raise InputError(f"{criterion} is undefined for every metric on this test bed ({len(tb.segments)} "
                          "segments): nothing can be selected", testbed_path,
                          fix="choose a criterion the test bed's judgments and references support")
@@ -463,16 +502,20 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
+        ties = _ties_text(result.details.get("tie_share"))
         lines = [f"criterion: {criterion} (scheme {scheme}, strategy {strategy}) on {tb.name}, "
                  f"{len(tb.segments)} segments",
                  f"selected: {', '.join(result.selected)}",
-                 f"quality: {_fmt(result.quality)}",
+                 f"quality: {_fmt(result.quality)}{ties}",
+                 f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {'yes' if result.beats_best_single else 'no'}",
                  "trace:"]
         for step in result.trace:
-            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}  "
+            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}"
+                         f"{_ties_text(step.get('tie_share'))}  "
                          f"{'kept' if step.get('kept') else 'dropped'}  [{', '.join(step['set'])}]")
+        lines += [f"warning: {w}" for w in result.details.get("warnings", [])]
         lines += [f"note: {n}" for n in notes]
         text = "\n".join(lines) + "\n"
     page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
@@ -480,7 +523,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     _write_report(page, report_path)
 
 
-@main.command()
+@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
 @click.option("--criteria", default="r_snt,kendall,pearson", show_default=True,
               help="Comma-separated: king, orange, r_snt, kendall, pearson, spearman, acc_eq.")
@@ -514,19 +557,25 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                        progress=not quiet and sys.stderr.isatty(), jobs=jobs)
     names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
     rows = evaluation_rows(names, qualities)
+    warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
+                f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
+                if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
     if fmt == "json":
         doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
-               "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures)),
+               "meanings": {c: CRITERION_MEANINGS[c] for c in crits}, "rows": rows, "notes": notes,
+               "warnings": warnings, "signatures": dict(zip(table.metrics, table.signatures)),
                "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
                              "unit": "whole segments (system-level criteria: systems)"}}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
         width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
-        cols = [max(len(c), 26) for c in crits]
+        cols = [max(len(c), 26, *(len(r[c]["text"]) for r in rows if r[c] is not None)) for c in crits]
         lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
         for r in rows:
             cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
             lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
+        lines += [f"# {c}: {CRITERION_MEANINGS[c]}" for c in crits]
+        lines += [f"warning: {w}" for w in warnings]
         lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
                      f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
                      f"seed {seed}" if n_resamples else f"# {tb.name}")
