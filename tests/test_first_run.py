@@ -1,7 +1,9 @@
 """A new user's first hour: the public example path, fixes named where a resource is missing, where the data
 is looked for, and the mode of written files."""
 
+import json
 import os
+import re
 import stat
 
 import pytest
@@ -74,3 +76,81 @@ def test_cli_out_file_is_not_private(tmp_path):
         os.umask(old)
     assert res.exit_code == 0, res.output
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+# -- KING's ties, what each criterion means, and the advice for too few references ---------------------------
+
+def test_king_tie_share_and_other_tie_rules_from_the_same_counts():
+    import numpy as np
+
+    from combo.meta.likeness import king
+
+    rng = np.random.default_rng(3)
+    # one metric on a coarse scale (three values), so ties are frequent: 6 segments, 3 candidates, 5 references
+    segments = []
+    for _ in range(6):
+        refs = rng.integers(0, 3, size=(1, 5, 5)).astype(float)
+        segments.append((rng.integers(0, 3, size=(1, 3, 5)).astype(float), (refs + refs.transpose(0, 2, 1)) / 2))
+    count = king(segments, ties="count")
+    assert 0 < count.tie_share < 1
+    assert count.tie_share == count.ties / count.comparisons and count.comparisons == 6 * 5
+    for rule in ("half", "strict"):
+        assert count.value_with_ties(rule) == pytest.approx(king(segments, ties=rule).value)
+    constant = king([(np.zeros((1, 3, 5)), np.zeros((1, 5, 5)))] * 2)
+    assert (constant.value, constant.tie_share, constant.value_with_ties("strict")) == (1.0, 1.0, 0.0)
+
+
+def test_search_and_evaluate_print_ties_meanings_and_warnings():
+    res = CliRunner().invoke(main, ["search", "--testbed", "example", "-q", "-m", "rouge-2", "chrf"])
+    assert res.exit_code == 0, res.output
+    quality = next(line for line in res.output.splitlines() if line.startswith("quality:"))
+    assert re.fullmatch(r"quality: 0\.\d{4} \(ties \d+%\)", quality)
+    assert "  meaning: king: share of references" in res.output
+    res = CliRunner().invoke(main, ["evaluate", "--testbed", "example", "-q", "-m", "rouge-2", "--criteria",
+                                    "king,kendall", "--bootstrap", "0", "--format", "json"])
+    doc = json.loads(res.stdout)
+    cell = doc["rows"][0]["king"]
+    assert 0 <= cell["tie_share"] <= 1 and cell["value_strict"] <= cell["value"]
+    assert "tie_share" not in doc["rows"][0]["kendall"] and set(doc["meanings"]) == {"king", "kendall"}
+    helped = CliRunner().invoke(main, ["evaluate", "--help"]).output
+    from combo.evaluate import CRITERIA, CRITERION_MEANINGS
+
+    assert set(CRITERION_MEANINGS) == set(CRITERIA)
+    assert all(f"  {c} " in helped for c in CRITERIA) and "QUEEN: probability" in helped
+
+
+def test_a_king_result_decided_by_ties_is_flagged():
+    from combo.evaluate import Quality, king_tie_warnings
+
+    chosen = Quality(0.64, "king", "queen", tie_share=0.58, value_strict=0.05)
+    single = Quality(0.30, "king", "queen", tie_share=0.03, value_strict=0.28)
+    warnings = king_tie_warnings(chosen, single)
+    assert len(warnings) == 2 and "58%" in warnings[0] and "0.0500" in warnings[0] and "reversed" in warnings[1]
+    assert king_tie_warnings(chosen, single, ties="strict") == []
+    assert king_tie_warnings(Quality(0.5, "king", "queen", tie_share=0.1, value_strict=0.45), single) == []
+
+
+def test_king_cost_by_hand():
+    from combo.meta.likeness import king_cost
+
+    # segments (references, candidates): (4, 2) costs (2 + 4) * 4 * 1 = 24 (n^2/64 < 1), (10, 3) costs
+    # (3 + 10) * 10 * 100/64 = 203.125; (3, 5) has too few references for KING and is left out
+    one = king_cost([4, 10, 3], [2, 3, 5], n_metrics=1)
+    assert (one.segments, one.pairs, one.operations, one.score_bytes) == (2, 116, 227.125, 8 * 116)
+    two = king_cost([4, 10, 3], [2, 3, 5], n_metrics=2)  # 2 singles and 1 pair of two metrics: 4 x one
+    assert two.operations == 4 * 227.125 and two.score_bytes == 2 * 8 * 116
+    capped = king_cost([4, 10, 3], [2, 3, 5], n_metrics=1, max_refs=8)  # (3 + 8) * 8 * 1 = 88
+    assert (capped.pairs, capped.operations) == (16 + 64, 24 + 88)
+
+
+def test_too_few_references_advice_names_both_options_and_the_cost(data):
+    res = CliRunner().invoke(main, ["search", "--criterion", "king", "--testbed", str(data / "dstc7"), "-m", "bleu"])
+    assert res.exit_code == 2
+    assert "--min-refs 4" in res.output and "--max-refs 8" in res.output
+    assert "6,274,568 reference pairs" in res.output and "54,388 reference pairs" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_max_refs_below_what_king_needs_is_refused():
+    res = CliRunner().invoke(main, ["search", "--testbed", "example", "-m", "bleu", "--max-refs", "3"])
+    assert res.exit_code == 2 and "--max-refs 3 leaves fewer than the 4 references" in res.output
