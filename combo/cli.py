@@ -248,7 +248,7 @@ def scale_options(func):
               help="Metrics scored in parallel.")
 @click.option("--cache", type=click.Path(file_okay=False), default=None,
               help="Folder caching metric scores between runs (see docs/trust.md).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress (a bar on a terminal, a line every 10 s in a log).")
 @scale_options
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
           level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool,
@@ -257,7 +257,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
     from .scoring import score_testbed
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
-    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty(),
+    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet,
                           cache_dir=cache, memory=memory)
     if fmt == "json":
         text = table.to_json() + "\n"
@@ -380,7 +380,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
                              "(e.g. --criterion kendall) or a test bed with more references")
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
-    progress = not quiet and sys.stderr.isatty()
+    progress = not quiet
     if needs_refs:
         table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
                                             cache_dir=cache, memory=memory)
@@ -449,7 +449,8 @@ def search_options(func):
                      help="Folder caching metric scores between runs."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
-        click.option("--quiet", "-q", is_flag=True),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="No progress (a bar on a terminal, a line every 10 s in a log)."),
         click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
                      help="KING from S held-out references per segment with more (drawn with --seed): an unbiased "
                           "estimate with a 95% sampling interval, for segments too large for the exact count."),
@@ -485,7 +486,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                                       memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
+                       progress=not quiet, jobs=jobs)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
@@ -554,7 +555,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                                       max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
+                       progress=not quiet, jobs=jobs)
     names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
     rows = evaluation_rows(names, qualities)
     warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
@@ -680,7 +681,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count _prepare checks
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, checked, triples,
                                       min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples)
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet)
     result = search_metric_sets(ev, search_criterion, search_scheme, strategy) if search_criterion else None
     accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt CORRUPTIONS).")
     if mutt:
@@ -909,7 +910,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                              "to train on", testbed_path, fix="give a test bed with judgments")
     if cv_by == "testbed" and folds and len(testbeds) < 2:
         raise OptionError("--cv testbed leaves one test bed out: train on at least two (e.g. --lp cs-en,de-en)")
-    progress = not quiet and sys.stderr.isatty()
+    progress = not quiet
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     cv = cross_validate(data, options, folds, by=cv_by) if folds else None
@@ -1075,7 +1076,7 @@ def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency
         raise InputError("no trial has references", corruptions,
                          fix="give --flickr8k so the FLICKR trials get their image's captions")
     result = run_unit_tests(chosen, _metric_list(metrics), references=references, seed=seed, scheme=scheme,
-                            fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet and sys.stderr.isatty())
+                            fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet)
     if skipped:
         result.notes.insert(0, f"{skipped} trials left out: no references (SEMEVAL, or caption not in Flickr8k)")
     if fmt == "json":

@@ -519,12 +519,21 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     sign = -1.0 if criterion == "orange" else 1.0
     names = evaluator.table.metrics
     seen: Dict[Tuple[int, ...], Quality] = {}
+    from .progress import progress
+
+    m = len(names)
+    expected = 2 * m - 1 if strategy == "greedy" else 2 ** m - 1 if strategy == "exhaustive" else None
+    bar = progress(expected, f"search ({criterion})", evaluator.progress, unit="set")
 
     def quality(subset):
         q = seen[tuple(sorted(subset))] = evaluator.quality(subset, criterion, scheme)
+        bar.update(1)
         return sign * q.value
 
-    res: SearchResult = search(list(range(len(names))), quality, strategy, **options)
+    try:
+        res: SearchResult = search(list(range(len(names))), quality, strategy, **options)
+    finally:
+        bar.close()
     trace = [{**step, "metric": names[step["metric"]] if "metric" in step else None,
               "set": [names[m] for m in step["set"]], "quality": sign * step["quality"]} for step in res.trace]
     out = SetSearch([names[m] for m in res.selected], sign * res.quality,
@@ -613,15 +622,19 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
     entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
     out: Dict[str, List[Optional[Quality]]] = {c: [] for c in criteria}
-    for name, subset, scheme in entries:
-        for c in criteria:
-            if c in LIKENESS and scheme not in (None, "queen"):
-                out[c].append(None)
-                continue
-            q = evaluator.quality(subset, c, "queen" if c in LIKENESS else (scheme or "ulc"))
-            if n_resamples:
-                q = evaluator.with_interval(q, n_resamples=n_resamples, seed=seed)
-            out[c].append(q)
+    from .progress import progress
+
+    what = f"evaluate ({n_resamples} bootstrap resamples each)" if n_resamples else "evaluate"
+    with progress(len(entries) * len(criteria), what, evaluator.progress, unit="entry") as bar:
+        for name, subset, scheme in entries:
+            for c in criteria:
+                q = None
+                if c not in LIKENESS or scheme in (None, "queen"):
+                    q = evaluator.quality(subset, c, "queen" if c in LIKENESS else (scheme or "ulc"))
+                    if n_resamples:
+                        q = evaluator.with_interval(q, n_resamples=n_resamples, seed=seed)
+                out[c].append(q)
+                bar.update(1)
     return [name for name, _, _ in entries], out
 
 

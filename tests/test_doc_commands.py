@@ -127,8 +127,8 @@ SLOW = {
 
 #: Commands that need what the suite cannot have: only parsed (the command and every option exist).
 PARSE_ONLY = {
-    "combo search --testbed ../shared/data/dstc7 --min-refs 4 -m chrf -m rouge-l --backend dask --scheduler tcp://10.0.0.5:8786":
-        "needs a Dask cluster at that address",
+    "combo search --testbed ../shared/data/dstc7 --min-refs 4 -m chrf -m rouge-l --backend dask "
+    "--scheduler tcp://10.0.0.5:8786": "needs a Dask cluster at that address",
 }
 
 

@@ -424,10 +424,9 @@ def _duration(seconds: float) -> str:
 def _progress(total: float, progress: bool):
     if not progress or total <= 0:
         return None
-    from tqdm import tqdm
+    from ..progress import progress as reporter
 
-    return tqdm(total=total, desc="KING", leave=False, unit="op", unit_scale=True,
-                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+    return reporter(total, "KING", unit="op", unit_scale=True)
 
 
 # -- ORANGE -------------------------------------------------------------------------------------
