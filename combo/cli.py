@@ -745,8 +745,7 @@ def data_list(home: Optional[str]) -> None:
     """Which data sets are present and verified."""
     from .io import fetch
 
-    statuses = fetch.list_datasets(home)
-    for st in statuses:
+    for st in fetch.list_datasets(home):
         ok = sum(1 for f in st.files if f.ok)
         click.echo(f"{st.name}\t{st.state}\t{ok}/{len(st.files)} files\t{fetch.dataset_dir(st.name, home)}")
     where = fetch.data_home() if home is None else Path(home).expanduser()
@@ -764,8 +763,8 @@ def data_fetch(name: str, home: Optional[str], force: bool) -> None:
     """Download data set NAME, check every file's SHA-256 and unpack it."""
     from .io import fetch
 
-    path = fetch.fetch(name, home, force=force, log=lambda msg: click.echo(msg, err=True))
-    click.echo(str(path))
+    fetch.fetch(name, home, force=force, log=lambda msg: click.echo(msg, err=True))
+    click.echo(str(fetch.dataset_dir(name, home)))  # the folder, for scripts: --testbed "$(combo data fetch dstc7)"
 
 
 @data.command(name="verify")

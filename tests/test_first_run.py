@@ -53,6 +53,15 @@ def test_data_list_says_where_it_looked_and_reads_the_older_variable(monkeypatch
     assert f"looked in {tmp_path} ($COMBO_DATA_HOME)" in res.stderr and "combo data fetch NAME" in res.stderr
 
 
+def test_data_fetch_prints_the_folder_of_a_data_set_already_here(monkeypatch, data):
+    monkeypatch.setenv("COMBO_DATA_HOME", str(data))
+    from combo.io import fetch
+
+    monkeypatch.setattr(fetch, "_default_urlopen", lambda url: pytest.fail(f"tried to download {url}"))
+    res = CliRunner().invoke(main, ["data", "fetch", "wordnet"])
+    assert res.exit_code == 0 and res.stdout == f"{data / 'nltk_data'}\n"
+
+
 @pytest.mark.parametrize("mask", [0o022, 0o077, 0o002])
 def test_written_files_follow_the_umask(tmp_path, mask):
     old = os.umask(mask)
