@@ -367,7 +367,7 @@ SUGGESTED_MAX_REFS = 8
 #: :func:`_cost`, and reference pairs scored per second and metric for the default lexical set of combo search
 #: (METEOR and GTM are the slowest; chrF and ROUGE alone run about twice as fast).
 KING_OPERATIONS_PER_SECOND = 4.5e7
-PAIR_SCORES_PER_SECOND = 5.0e4
+PAIR_SCORES_PER_SECOND = 5.8e4
 
 
 @dataclass
@@ -375,7 +375,7 @@ class KingCost:
     """The predicted cost of KING on a test bed: reference pairs to score, KING's operations, memory."""
 
     segments: int  # segments KING counts
-    pairs: int  # reference pairs scored per metric (every ordered pair, as combo.scoring scores them)
+    pairs: int  # text pairs scored per metric: n^2 reference pairs and n x candidates per segment (combo.scoring)
     operations: float  # KING's operations for a greedy search (2m - 1 metric sets of one or two metrics)
     metrics: int
     score_bytes: int  # the reference-pair scores held at once (float64 per pair and metric)
@@ -387,8 +387,8 @@ class KingCost:
     def describe(self) -> str:
         from ..budget import format_bytes
 
-        return (f"{self.pairs:,} reference pairs per metric and {self.operations:.2g} KING operations for a search "
-                f"over {self.metrics} metrics, about {_duration(self.seconds())} on one core, "
+        return (f"{self.pairs:,} text pairs per metric and {self.operations:.2g} KING operations for a search "
+                f"over {self.metrics} metric{'s' if self.metrics != 1 else ''}, about {_duration(self.seconds())} on one core, "
                 f"{format_bytes(self.score_bytes)} of pair scores, {format_bytes(self.largest_segment_bytes)} for "
                 "the largest segment")
 
@@ -405,7 +405,7 @@ def king_cost(ref_counts: Sequence[int], cand_counts: Sequence[int], n_metrics: 
 
     need = min_references(triples) + 1
     kept = [(min(n, max_refs) if max_refs else n, c) for n, c in zip(ref_counts, cand_counts) if n >= need and c]
-    pairs = sum(n * n for n, _ in kept)
+    pairs = sum(n * n + c * n for n, c in kept)
     one = sum((c + (n if held_out is None else min(n, held_out))) * n * max(n * n / 64.0, 1.0) for n, c in kept)
     m = max(n_metrics, 1)
     operations = one * (m + 2 * (m - 1))  # m single metrics, then m - 1 sets of two
