@@ -96,7 +96,7 @@ class _Lines(_Silent):
             self.last = now
             elapsed = now - self.start
             left = ""
-            if self.total and self.done:
+            if self.total and 0 < self.done < self.total:
                 left = f", about {elapsed * (self.total - self.done) / self.done:.0f} s left"
             self._write(f"{self.desc}: {self._count()} in {elapsed:.0f} s{left}")
 
