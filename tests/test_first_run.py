@@ -22,14 +22,14 @@ def test_example_path_is_public_and_load_testbed_reads_example():
 
 
 def test_metric_left_out_for_a_missing_resource_names_the_fix(monkeypatch, tmp_path):
+    from combo.errors import ResourceMissing
     from combo.features import wordnet
+    from combo.metrics.lexical import meteor
 
-    monkeypatch.setattr(wordnet, "_reader", None)
-    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "no-nltk-data"))
-    monkeypatch.setenv("COMBO_DATA_HOME", str(tmp_path / "no-data-home"))
-    import nltk
+    def absent():  # WordNet as a machine without it sees it (the real reader may be loaded in this process)
+        raise ResourceMissing(wordnet.RESOURCE, wordnet.INSTALL)
 
-    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "nowhere")])
+    monkeypatch.setattr(meteor, "load_wordnet", absent)
     res = CliRunner().invoke(main, ["search", "--testbed", "example", "--criterion", "r_snt", "-q",
                                     "-m", "bleu", "-m", "chrf"])
     assert res.exit_code == 0, res.output  # explicit metrics: nothing left out
@@ -38,6 +38,19 @@ def test_metric_left_out_for_a_missing_resource_names_the_fix(monkeypatch, tmp_p
     note = [line for line in res.output.splitlines() if "resource missing" in line]
     assert len(note) == 1 and "meteor" in note[0]
     assert "combo data fetch wordnet" in note[0] and "NLTK_DATA" in note[0]
+
+
+def test_wordnet_is_looked_for_in_the_data_home(monkeypatch, tmp_path):
+    """combo data fetch wordnet puts it in <data home>/nltk_data, and that is enough for METEOR."""
+    from types import SimpleNamespace
+
+    from combo.features.wordnet import _add_nltk_data_env
+
+    monkeypatch.setenv("COMBO_DATA_HOME", str(tmp_path))
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "mine"))
+    nltk = SimpleNamespace(data=SimpleNamespace(path=["/usr/share/nltk_data"]))
+    _add_nltk_data_env(nltk)
+    assert nltk.data.path == ["/usr/share/nltk_data", str(tmp_path / "mine"), str(tmp_path / "nltk_data")]
 
 
 def test_data_list_says_where_it_looked_and_reads_the_older_variable(monkeypatch, tmp_path, data):
