@@ -5,6 +5,7 @@ __version__ = "0.1.0"
 from .errors import ComboError, InputError, OptionError, ResourceMissing
 from .metrics import Metric, get_metric, list_metrics, refs_from_streams, register
 from .io import load_testbed, read_jsonl, write_jsonl
+from .io.fetch import example_path  # the bundled example test bed (also load_testbed("example"))
 from .scoring import ScoreTable, score_testbed
 from .testbed import Preference, Score, Segment, Testbed
 from .parallel import config  # where parallel work runs: config(backend="dask", scheduler="tcp://host:8786")
@@ -20,5 +21,5 @@ __all__ = [
     "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score", "ScoreTable",
     "Segment", "Testbed", "__version__", "get_metric", "list_metrics", "load_model", "load_testbed", "read_jsonl",
     "refs_from_streams", "register", "score_testbed", "write_jsonl",
-    "config",
+    "config", "example_path",
 ]

@@ -18,8 +18,9 @@ import click
 
 from . import __version__
 from .errors import ComboError, InputError, OptionError
+from .io.fetch import example_path  # noqa: F401 - the public name is combo.example_path
 from .io.text import write_text_atomic
-from .evaluate import CRITERIA
+from .evaluate import CRITERIA, CRITERION_MEANINGS, KING_TIE_WARNING, SCHEME_MEANINGS
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets, training_default
 # The values of every choice option, read from the module that implements them.
@@ -38,11 +39,6 @@ from .scoring import LEVELS
 
 EXAMPLE = "example"
 SAMPLE = "dstc7-sample"  # the bundled slice of real data (combo/data/README.md)
-
-
-def example_path() -> Path:
-    """The small multi-reference example test bed bundled with the package."""
-    return Path(__file__).resolve().parent / "data" / "example.jsonl"
 
 
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
@@ -192,6 +188,41 @@ def _metric_list(metrics: Sequence[str]) -> List[str]:
     return out
 
 
+class MetricsOption(click.Option):
+    """``-m/--metrics`` taking a list: ``-m bleu chrf ter``, as well as ``-m bleu -m chrf`` and ``-m bleu,chrf``.
+
+    Click has no ``nargs=-1`` for options, so the option's parser step is wrapped to take the words that
+    follow it, up to the next option. In a command with positional arguments (``combo mutt CORRUPTIONS``)
+    it takes only words that look like metric specs (a registered name, ``name:options``, a model file,
+    ``@set``), so the argument is left for the command.
+    """
+
+    def add_to_parser(self, parser, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        positional = any(isinstance(p, click.Argument) for p in ctx.command.params)
+        for name in self.opts:
+            option = parser._long_opt.get(name) or parser._short_opt.get(name)
+            if option is None:
+                continue
+            process = option.process
+
+            def take_list(value, state, process=process):
+                process(value, state)
+                while state.rargs and not state.rargs[0].startswith("-") and (
+                        not positional or _looks_like_metric(state.rargs[0])):
+                    process(state.rargs.pop(0), state)
+
+            option.process = take_list
+
+
+def _looks_like_metric(word: str) -> bool:
+    from .metrics.registry import SHORTHAND, list_metrics
+
+    head = word.partition(":")[0].strip().lower()
+    return (is_model_file(word) or word.startswith("@") or head in SHORTHAND
+            or all(x.partition(":")[0].strip().lower() in list_metrics() for x in head.split(",") if x))
+
+
 def _set_backend(ctx, param, value) -> None:
     """``--backend`` / ``--scheduler``: where parallel work runs (combo.parallel.config)."""
     from .parallel import config, reset
@@ -224,8 +255,9 @@ def scale_options(func):
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
-              help="Metric names, repeatable; options as name:key=value,key=value.")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
+              help="Metric names or sets such as @lexical: -m bleu chrf ter, or repeated -m; "
+                   "options as name:key=value,key=value.")
 @click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
@@ -233,7 +265,7 @@ def scale_options(func):
               help="Metrics scored in parallel.")
 @click.option("--cache", type=click.Path(file_okay=False), default=None,
               help="Folder caching metric scores between runs (see docs/trust.md).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress (a bar on a terminal, a line every 10 s in a log).")
 @scale_options
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
           level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool,
@@ -242,7 +274,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
     from .scoring import score_testbed
 
     tb = _load_testbed(testbed_path, lp, testbed_options)
-    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet and sys.stderr.isatty(),
+    table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet,
                           cache_dir=cache, memory=memory)
     if fmt == "json":
         text = table.to_json() + "\n"
@@ -275,6 +307,24 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
         except ResourceMissing:
             missing.append(spec)
     return ok, missing
+
+
+def _missing_notes(missing: Sequence[str]) -> List[str]:
+    """One note per missing resource: the metrics left out and the command that installs it."""
+    from .errors import ResourceMissing
+    from .metrics.registry import get_metric
+
+    fixes: dict = {}
+    for spec in missing:
+        try:
+            get_metric(spec).check_resources()
+            fix = "see combo metrics"
+        except ResourceMissing as err:
+            fix = f"{err.resource}: {err.install}"
+        except ComboError as err:
+            fix = one_line(err)
+        fixes.setdefault(fix, []).append(spec)
+    return [f"left out (resource missing here): {', '.join(specs)} (fix: {fix})" for fix, specs in fixes.items()]
 
 
 def _readable(specs: Sequence[str], testbeds) -> Tuple[List[str], List[str]]:
@@ -318,13 +368,16 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         from .metrics.registry import get_metric
         for spec in missing:
             get_metric(spec).check_resources()  # raises the precise error
-    notes = set_notes + ([f"left out (resource missing here): {', '.join(missing)}"] if missing else [])
+    notes = set_notes + _missing_notes(missing)
     if not explicit:
         specs, foreign = _readable(specs, [tb])
         if foreign:
             notes.append(f"left out (cannot read {tb.target_language!r}; see combo metrics): {', '.join(foreign)}")
     notes += _in_sample_notes(specs, tb)
     need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
+    if max_refs is not None and max_refs < need:
+        raise OptionError(f"--max-refs {max_refs} leaves fewer than the {need} references {criterion} with QUEEN "
+                          f"(triples={triples}) needs: every segment would be skipped. Fix: --max-refs {need} or more")
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:
         if min_refs is None and len(short) == len(tb.segments):
@@ -334,7 +387,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
                              f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
-                             fix=f"pass --min-refs {need} to skip them (they are counted in the output)")
+                             fix=_min_refs_advice(tb, need, len(specs), triples, max_refs))
     if min_refs is not None:
         keep = [i for i, seg in enumerate(tb.segments) if len(seg.references) >= max(min_refs, need)]
         skipped = len(tb.segments) - len(keep)
@@ -344,7 +397,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
                              "(e.g. --criterion kendall) or a test bed with more references")
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
-    progress = not quiet and sys.stderr.isatty()
+    progress = not quiet
     if needs_refs:
         table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
                                             cache_dir=cache, memory=memory)
@@ -355,10 +408,45 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     return tb, table, refs, notes
 
 
+def _ties_text(share) -> str:
+    """`` (ties 71%)`` beside a KING figure; empty for other criteria."""
+    return f" (ties {share:.0%})" if share is not None and share == share else ""
+
+
+def _meanings_help(criteria: Sequence[str], schemes: Sequence[str] = ()) -> str:
+    """The epilog of search and evaluate: one line per criterion (and scheme) saying what it measures."""
+    width = max(len(c) for c in (*criteria, *schemes)) + 2
+    lines = ["\b", "Criteria (what they measure, what is good):"]
+    lines += [f"  {c:<{width}}{CRITERION_MEANINGS[c]}" for c in criteria]
+    if schemes:
+        lines += ["Combinations:"] + [f"  {c:<{width}}{SCHEME_MEANINGS[c]}" for c in schemes]
+    return "\n".join(lines)
+
+
+def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int]) -> str:
+    """The fix for segments with too few references: --min-refs, and --max-refs with the predicted cost of each."""
+    from .meta.likeness import SUGGESTED_MAX_REFS, king_cost
+
+    refs = [len(seg.references) for seg in tb.segments]
+    cands = [0] * len(refs)
+    for outputs in tb.candidates.values():
+        for i in outputs:
+            cands[i] += 1
+    fix = f"pass --min-refs {need} to skip them (they are counted in the output)"
+    as_is = king_cost(refs, cands, n_metrics, triples=triples, max_refs=max_refs)
+    capped = king_cost(refs, cands, n_metrics, triples=triples, max_refs=max_refs or SUGGESTED_MAX_REFS)
+    if max_refs is not None or capped.seconds() >= as_is.seconds() / 2:
+        return fix + f"; predicted: {as_is.describe()}"
+    return (fix + f", and --max-refs {SUGGESTED_MAX_REFS} to cap the others at a seeded sample of "
+            f"{SUGGESTED_MAX_REFS} references (KING then estimates; docs/queen-king.md). Predicted with --min-refs "
+            f"{need} alone: {as_is.describe()}; with --max-refs {SUGGESTED_MAX_REFS} too: {capped.describe()}")
+
+
 def search_options(func):
     options = [
-        click.option("--metrics", "-m", multiple=True,
-                     help="Candidate metrics or sets such as @lexical (default: @search)."),
+        click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
+                     help="Candidate metrics or sets such as @lexical: -m bleu chrf ter, or repeated -m "
+                          "(default: @search)."),
         click.option("--triples", type=click.Choice(TRIPLES),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
@@ -379,7 +467,8 @@ def search_options(func):
                      help="Folder caching metric scores between runs."),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
-        click.option("--quiet", "-q", is_flag=True),
+        click.option("--quiet", "-q", is_flag=True,
+                     help="No progress (a bar on a terminal, a line every 10 s in a log)."),
         click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
                      help="KING from S held-out references per segment with more (drawn with --seed): an unbiased "
                           "estimate with a 95% sampling interval, for segments too large for the exact count."),
@@ -389,7 +478,7 @@ def search_options(func):
     return scale_options(testbed_options(func))
 
 
-@main.command()
+@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
 @click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
               help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
@@ -404,6 +493,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
            kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
            beam_width, report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
+    import numpy as np
+
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
     _check_report_possible(report_path)
@@ -413,12 +504,12 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                                       memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
+                       progress=not quiet, jobs=jobs)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
         notes.append(f"{tb.metadata['skipped']} trials left out: no references")
-    if result.quality is None or result.quality != result.quality:  # NaN: no metric set has a defined quality
+    if result.quality is None or not np.isfinite(result.quality):  # no metric set has a defined quality
         raise InputError(f"{criterion} is undefined for every metric on this test bed ({len(tb.segments)} "
                          "segments): nothing can be selected", testbed_path,
                          fix="choose a criterion the test bed's judgments and references support")
@@ -427,24 +518,87 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                            "randomness": {"seed": seed, "max_refs": max_refs,
                                           "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
-    if criterion == "king":  # what ties with the best system output add to the figure (read with it)
-        from .evaluate import king_ties as tie_split
-
-        result.details["king_tie_split"] = tie_split(ev, result.selected)
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
+        ties = _ties_text(result.details.get("tie_share"))
         lines = [f"criterion: {criterion} (scheme {scheme}, strategy {strategy}) on {tb.name}, "
                  f"{len(tb.segments)} segments",
                  f"selected: {', '.join(result.selected)}",
-                 f"quality: {_fmt(result.quality)}",
+                 f"quality: {_fmt(result.quality)}{ties}",
+                 f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {'yes' if result.beats_best_single else 'no'}",
-                 *_king_in_words(result, king_ties),
                  "trace:"]
         for step in result.trace:
-            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}  "
+            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}"
+                         f"{_ties_text(step.get('tie_share'))}  "
                          f"{'kept' if step.get('kept') else 'dropped'}  [{', '.join(step['set'])}]")
+        lines += [f"warning: {w}" for w in result.details.get("warnings", [])]
+        lines += [f"note: {n}" for n in notes]
+        text = "\n".join(lines) + "\n"
+    page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
+    write_output(text, out)
+    _write_report(page, report_path)
+
+
+@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
+@search_options
+@click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
+              help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
+@click.option("--scheme", type=click.Choice(SCHEMES), default=None,
+              help="Combination (default: queen for king/orange, ulc otherwise).")
+@click.option("--strategy", type=click.Choice(STRATEGIES),
+              default="greedy", show_default=True)
+@click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
+              help="Also write the HTML report (see combo report) of this run here.")
+def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
+           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
+           beam_width, report_path):
+    """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
+    import numpy as np
+
+    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
+
+    _check_report_possible(report_path)
+    scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
+                                      memory=memory)
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
+                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
+                       progress=not quiet, jobs=jobs)
+    options = {"width": beam_width} if strategy == "beam" else {}
+    result = search_metric_sets(ev, criterion, scheme, strategy, **options)
+    if tb.metadata.get("skipped"):
+        notes.append(f"{tb.metadata['skipped']} trials left out: no references")
+    if result.quality is None or not np.isfinite(result.quality):  # no metric set has a defined quality
+        raise InputError(f"{criterion} is undefined for every metric on this test bed ({len(tb.segments)} "
+                         "segments): nothing can be selected", testbed_path,
+                         fix="choose a criterion the test bed's judgments and references support")
+    result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
+                           "triples": triples, "king_ties": king_ties, "notes": notes,
+                           "randomness": {"seed": seed, "max_refs": max_refs,
+                                          "capped_segments": refs.capped_segments if refs is not None else 0},
+                           "signatures": dict(zip(table.metrics, table.signatures))})
+    if fmt == "json":
+        text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
+    else:
+        ties = _ties_text(result.details.get("tie_share"))
+        lines = [f"criterion: {criterion} (scheme {scheme}, strategy {strategy}) on {tb.name}, "
+                 f"{len(tb.segments)} segments",
+                 f"selected: {', '.join(result.selected)}",
+                 f"quality: {_fmt(result.quality)}{ties}",
+                 f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
+                 f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
+                 f"beats best single: {'yes' if result.beats_best_single else 'no'}",
+                 "trace:"]
+        for step in result.trace:
+            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}"
+                         f"{_ties_text(step.get('tie_share'))}  "
+                         f"{'kept' if step.get('kept') else 'dropped'}  [{', '.join(step['set'])}]")
+        lines += [f"warning: {w}" for w in result.details.get("warnings", [])]
         lines += [f"note: {n}" for n in notes]
         text = "\n".join(lines) + "\n"
     page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
@@ -470,7 +624,7 @@ def _king_in_words(result, rule: str) -> List[str]:
     return lines
 
 
-@main.command()
+@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
 @click.option("--criteria", default="r_snt,kendall,pearson", show_default=True,
               help="Comma-separated: king, orange, r_snt, kendall, pearson, spearman, acc_eq.")
@@ -501,22 +655,28 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                                       max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet and sys.stderr.isatty(), jobs=jobs)
+                       progress=not quiet, jobs=jobs)
     names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
     rows = evaluation_rows(names, qualities)
+    warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
+                f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
+                if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
     if fmt == "json":
         doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
-               "rows": rows, "notes": notes, "signatures": dict(zip(table.metrics, table.signatures)),
+               "meanings": {c: CRITERION_MEANINGS[c] for c in crits}, "rows": rows, "notes": notes,
+               "warnings": warnings, "signatures": dict(zip(table.metrics, table.signatures)),
                "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
                              "unit": "whole segments (system-level criteria: systems)"}}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
         width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
-        cols = [max(len(c), 26) for c in crits]
+        cols = [max(len(c), 26, *(len(r[c]["text"]) for r in rows if r[c] is not None)) for c in crits]
         lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
         for r in rows:
             cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
             lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
+        lines += [f"# {c}: {CRITERION_MEANINGS[c]}" for c in crits]
+        lines += [f"warning: {w}" for w in warnings]
         lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
                      f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
                      f"seed {seed}" if n_resamples else f"# {tb.name}")
@@ -571,7 +731,8 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True, help="Metrics or sets such as @lexical (default: @search).")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
+              help="Metrics or sets such as @lexical: -m bleu chrf, or repeated -m (default: @search).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--criteria", default=None,
               help="Comma-separated criteria (default: every one the test bed supports).")
@@ -620,7 +781,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count _prepare checks
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, checked, triples,
                                       min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples)
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet)
     result = search_metric_sets(ev, search_criterion, search_scheme, strategy) if search_criterion else None
     accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt CORRUPTIONS).")
     if mutt:
@@ -679,7 +840,7 @@ def data() -> None:
 
 @data.command(name="list")
 @click.option("--home", type=click.Path(file_okay=False), default=None,
-              help="Data folder (default: $COMBO_DATA_HOME or ~/.cache/combo/data).")
+              help="Data folder (default: $COMBO_DATA_HOME, else ~/.cache/combo/data).")
 def data_list(home: Optional[str]) -> None:
     """Which data sets are present and verified."""
     from .io import fetch
@@ -687,6 +848,10 @@ def data_list(home: Optional[str]) -> None:
     for st in fetch.list_datasets(home):
         ok = sum(1 for f in st.files if f.ok)
         click.echo(f"{st.name}\t{st.state}\t{ok}/{len(st.files)} files\t{fetch.dataset_dir(st.name, home)}")
+    where = fetch.data_home() if home is None else Path(home).expanduser()
+    click.echo(f"# looked in {where} ({fetch.data_home_origin(home)}); data sets elsewhere: "
+               "COMBO_DATA_HOME=DIR or --home DIR (a folder holding wmt12/, dstc7/, ... as docs/data.md shows); "
+               "missing ones: combo data fetch NAME", err=True)
 
 
 @data.command(name="fetch")
@@ -698,8 +863,8 @@ def data_fetch(name: str, home: Optional[str], force: bool) -> None:
     """Download data set NAME, check every file's SHA-256 and unpack it."""
     from .io import fetch
 
-    path = fetch.fetch(name, home, force=force, log=lambda msg: click.echo(msg, err=True))
-    click.echo(str(path))
+    fetch.fetch(name, home, force=force, log=lambda msg: click.echo(msg, err=True))
+    click.echo(str(fetch.dataset_dir(name, home)))  # the folder, for scripts: --testbed "$(combo data fetch dstc7)"
 
 
 @data.command(name="verify")
@@ -789,9 +954,9 @@ def _train_report(data, cv, options) -> dict:
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True,
-              help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them), repeatable; "
-                   "options as name:key=value (default: @heterogeneous if installed, else @lexical).")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
+              help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them): -m bleu chrf, "
+                   "or repeated -m; options as name:key=value (default: @heterogeneous if installed, else @lexical).")
 @click.option("--method", type=click.Choice(METHOD_NAMES), default="pairwise-lr",
               show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
 @click.option("--regressor", type=click.Choice(REGRESSORS), default="ridge", show_default=True,
@@ -848,7 +1013,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                              "to train on", testbed_path, fix="give a test bed with judgments")
     if cv_by == "testbed" and folds and len(testbeds) < 2:
         raise OptionError("--cv testbed leaves one test bed out: train on at least two (e.g. --lp cs-en,de-en)")
-    progress = not quiet and sys.stderr.isatty()
+    progress = not quiet
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     import warnings
@@ -1005,8 +1170,8 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.argument("corruptions", type=click.Path())
 @click.option("--flickr8k", type=click.Path(file_okay=False), default=None,
               help="Flickr8k folder: the FLICKR trials get their image's five captions as references.")
-@click.option("--metrics", "-m", multiple=True, default=("bleu", "meteor", "cider", "ter"), show_default=True,
-              help="Metric specs or model files (repeat, or comma-separate).")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "meteor", "cider", "ter"),
+              show_default=True, help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated.")
 @click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
 @click.option("--references", type=int, default=None, help="At most this many references per trial (seeded sample).")
 @click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
@@ -1030,7 +1195,7 @@ def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency
         raise InputError("no trial has references", corruptions,
                          fix="give --flickr8k so the FLICKR trials get their image's captions")
     result = run_unit_tests(chosen, _metric_list(metrics), references=references, seed=seed, scheme=scheme,
-                            fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet and sys.stderr.isatty())
+                            fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet)
     if skipped:
         result.notes.insert(0, f"{skipped} trials left out: no references (SEMEVAL, or caption not in Flickr8k)")
     if fmt == "json":

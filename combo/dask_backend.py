@@ -58,9 +58,9 @@ def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg: Config, p
         futures = [client.submit(_call_with_trees, supplied, func, t, pure=False, retries=0) for t in tasks]
         bar = None
         if progress:
-            from tqdm import tqdm
+            from .progress import progress as reporter
 
-            bar = tqdm(total=len(futures), desc=f"{desc} (dask)", unit="task", leave=False)
+            bar = reporter(len(futures), f"{desc} (dask)", unit="task")
         results: List[Any] = [None] * len(futures)
         for i, fut in enumerate(futures):  # in task order (all are already running on the cluster)
             try:

@@ -46,6 +46,40 @@ CRITERION_TITLES = {
     "sys_accuracy": "system pairwise accuracy", "wmt23": "WMT23 average over tasks",
     "mutt": "MUTT mean unit-test accuracy",
 }
+#: What each criterion measures and what a good value is, in one line (``--help`` and under each result).
+CRITERION_MEANINGS = {
+    "king": "share of references that QUEEN rates at least as human-like as every system output, judged against "
+            "the other references (human likeness); 0-1, higher is better; check the tie share",
+    "orange": "mean rank of each reference among the system outputs, divided by the list length (human likeness); "
+              "lower is better, about 0.5 is chance",
+    "r_snt": "Pearson correlation of segment scores with human segment scores; -1 to 1, higher is better, 0 is chance",
+    "kendall": "WMT's Kendall-like tau over human pairwise preferences, (concordant - discordant) / pairs; "
+               "-1 to 1, higher is better, 0 is chance",
+    "pearson": "Pearson correlation of system scores with human system scores; -1 to 1, higher is better "
+               "(few systems: wide intervals)",
+    "spearman": "Spearman rank correlation of system scores with human system scores; -1 to 1, higher is better",
+    "acc_eq": "share of candidate pairs of one segment ordered as the humans order them, ties included; 0-1, "
+              "higher is better",
+    "seg_kendall": "Kendall tau-b of all segment scores against the human scores, pooled; -1 to 1, higher is better",
+    "seg_pearson_item": "Pearson correlation over the systems of each segment, averaged over segments; -1 to 1, "
+                        "higher is better",
+    "seg_kendall_item": "Kendall tau-b over the systems of each segment, averaged over segments; -1 to 1, "
+                        "higher is better",
+    "acc_eq_item": "acc_eq within each segment with WMT23's tie calibration, averaged; 0-1, higher is better",
+    "sys_accuracy": "share of system pairs ordered as the humans order them; 0-1, higher is better, 0.5 is chance",
+    "wmt23": "mean of the WMT23 metrics task's segment and system statistics; higher is better",
+    "mutt": "mean share of unit tests passed per corruption type (original scored above its corruption); 0-1, "
+            "higher is better",
+}
+#: What each combination scheme computes, in one line.
+SCHEME_MEANINGS = {
+    "queen": "QUEEN: probability over reference triples that, for every metric, the output is as close to a "
+             "reference as two other references are to each other; 0-1, robust to metric scale and redundancy",
+    "ulc": "ULC: mean of the metric scores, each min-max normalised over the test bed",
+    "mean-rank": "mean of each candidate's rank under every metric",
+}
+#: KING is reported as decided by ties when more than this share of its comparisons are ties.
+KING_TIE_WARNING = 0.5
 #: The level each criterion measures at ("both": the WMT23 average of segment and system tasks).
 CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "kendall": "segment",
                    "acc_eq": "segment", "pearson": "system", "spearman": "system", "seg_kendall": "segment",
@@ -71,13 +105,21 @@ class Quality(ValueResult):
     unit: str = "segments"  # what the bootstrap resamples: "segments" or "systems"
     # the bootstrap's resampled values, one per resample in order (kept only when none was undefined)
     samples: Optional[np.ndarray] = field(default=None, repr=False)
+    tie_share: float = float("nan")  # KING: share of its reference-against-best-candidate comparisons that tie
+    value_strict: float = float("nan")  # KING under --king-ties strict (ties count 0), from the same counts
 
     def __str__(self) -> str:
         if not self.defined:
             return f"undefined ({self.note or 'no usable data'})"
+        ties = f" ties {self.tie_share:.0%}" if np.isfinite(self.tie_share) else ""
         if np.isfinite(self.low):
-            return f"{self.value:.4f} [{self.low:.4f}, {self.high:.4f}]"
-        return f"{self.value:.4f}"
+            return f"{self.value:.4f} [{self.low:.4f}, {self.high:.4f}]{ties}"
+        return f"{self.value:.4f}{ties}"
+
+    @property
+    def decided_by_ties(self) -> bool:
+        """KING with more than :data:`KING_TIE_WARNING` of its comparisons tied (see docs/queen-king.md)."""
+        return bool(np.isfinite(self.tie_share) and self.tie_share > KING_TIE_WARNING)
 
 
 class MetaEvaluator:
@@ -251,7 +293,8 @@ class MetaEvaluator:
             return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
                            ties + (f"; {res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
                            "references and a candidate)" if res.n_skipped else ""),
-                           units=(res.per_segment[np.isfinite(res.per_segment)],))
+                           units=(res.per_segment[np.isfinite(res.per_segment)],), tie_share=res.tie_share,
+                           value_strict=res.value_with_ties("strict"))
         used = [s for s in res.segments if s is not None]
         o = orange([s.ref_queen for s in used], [s.cand_queen for s in used])
         return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped, "lower is better",
@@ -460,33 +503,56 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     sign = -1.0 if criterion == "orange" else 1.0
     names = evaluator.table.metrics
+    seen: Dict[Tuple[int, ...], Quality] = {}
+    from .progress import progress
+
+    m = len(names)
+    expected = 2 * m - 1 if strategy == "greedy" else 2 ** m - 1 if strategy == "exhaustive" else None
+    bar = progress(expected, f"search ({criterion})", evaluator.progress, unit="set")
 
     def quality(subset):
-        return sign * evaluator.quality(subset, criterion, scheme).value
+        q = seen[tuple(sorted(subset))] = evaluator.quality(subset, criterion, scheme)
+        bar.update(1)
+        return sign * q.value
 
-    res: SearchResult = search(list(range(len(names))), quality, strategy, **options)
+    try:
+        res: SearchResult = search(list(range(len(names))), quality, strategy, **options)
+    finally:
+        bar.close()
     trace = [{**step, "metric": names[step["metric"]] if "metric" in step else None,
               "set": [names[m] for m in step["set"]], "quality": sign * step["quality"]} for step in res.trace]
-    return SetSearch([names[m] for m in res.selected], sign * res.quality,
-                     (names[res.best_single[0]], sign * res.best_single[1]), trace, criterion, scheme, strategy,
-                     res.evaluations)
+    out = SetSearch([names[m] for m in res.selected], sign * res.quality,
+                    (names[res.best_single[0]], sign * res.best_single[1]), trace, criterion, scheme, strategy,
+                    res.evaluations)
+    if criterion == "king":
+        for step, raw in zip(trace, res.trace):
+            q = seen.get(tuple(sorted(raw["set"])))
+            step["tie_share"] = q.tie_share if q is not None else None
+        chosen, single = seen[tuple(sorted(res.selected))], seen[(res.best_single[0],)]
+        out.details["tie_share"] = chosen.tie_share
+        out.details["king_strict"] = {"selected": chosen.value_strict, "best_single": single.value_strict}
+        out.details["warnings"] = king_tie_warnings(chosen, single, evaluator.king_ties)
+    return out
 
 
-def king_ties(evaluator: MetaEvaluator, metrics: Sequence[str]) -> Dict[str, float]:
-    """What ties with the best candidate add to KING of ``metrics`` (with QUEEN): the references counted,
-    those counted human-like only through such a tie, and KING with ties counted (the paper's ``>=``) and not
-    (``strict``). A metric that cannot tell texts apart gets KING 1 from ties alone (Amigó et al. 2005)."""
-    subset = [evaluator.table.metrics.index(m) for m in metrics]
-    segs = _SubsetSegments(evaluator._need_refs("KING"), subset, evaluator._automatic_rows())
-    out: Dict[str, float] = {}
-    for rule in ("count", "strict"):
-        res = king(segs, evaluator.triples, higher_is_better=evaluator.hib[subset], ties=rule,
-                   held_out=evaluator.held_out, seed=evaluator.seed, memory=evaluator.budget, jobs=evaluator.jobs)
-        out[f"king_{rule}"] = res.value
-    used = [s for s in res.segments if s is not None]
-    out["references"] = int(sum(len(s.human_like) for s in used))
-    out["ties"] = int(res.ties)
-    out["segments"] = len(used)
+def king_tie_warnings(chosen: Quality, best_single: Quality, ties: str = "count") -> List[str]:
+    """Warnings when ties decide a KING result (docs/queen-king.md, "Ties").
+
+    Ties decide it when more than :data:`KING_TIE_WARNING` of the chosen set's comparisons
+    (reference against best candidate) are ties, or when ``--king-ties strict`` (ties count 0) would
+    reverse the order of the chosen set and the best single metric. Under ``strict`` ties add nothing.
+    """
+    if ties == "strict" or not np.isfinite(chosen.tie_share):
+        return []
+    out = []
+    if chosen.decided_by_ties:
+        out.append(f"KING is decided by ties: {chosen.tie_share:.0%} of the chosen set's reference-candidate "
+                   f"comparisons are ties (counted {'1' if ties == 'count' else '1/2'} each); with --king-ties "
+                   f"strict its KING is {chosen.value_strict:.4f}")
+    if chosen is not best_single and np.isfinite(chosen.value_strict) and np.isfinite(best_single.value_strict):
+        if (chosen.value > best_single.value) != (chosen.value_strict > best_single.value_strict):
+            out.append(f"with --king-ties strict the order of the chosen set ({chosen.value_strict:.4f}) and the "
+                       f"best single metric ({best_single.value_strict:.4f}) is reversed")
     return out
 
 
@@ -541,15 +607,19 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
     entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
     out: Dict[str, List[Optional[Quality]]] = {c: [] for c in criteria}
-    for name, subset, scheme in entries:
-        for c in criteria:
-            if c in LIKENESS and scheme not in (None, "queen"):
-                out[c].append(None)
-                continue
-            q = evaluator.quality(subset, c, "queen" if c in LIKENESS else (scheme or "ulc"))
-            if n_resamples:
-                q = evaluator.with_interval(q, n_resamples=n_resamples, seed=seed)
-            out[c].append(q)
+    from .progress import progress
+
+    what = f"evaluate ({n_resamples} bootstrap resamples each)" if n_resamples else "evaluate"
+    with progress(len(entries) * len(criteria), what, evaluator.progress, unit="entry") as bar:
+        for name, subset, scheme in entries:
+            for c in criteria:
+                q = None
+                if c not in LIKENESS or scheme in (None, "queen"):
+                    q = evaluator.quality(subset, c, "queen" if c in LIKENESS else (scheme or "ulc"))
+                    if n_resamples:
+                        q = evaluator.with_interval(q, n_resamples=n_resamples, seed=seed)
+                out[c].append(q)
+                bar.update(1)
     return [name for name, _, _ in entries], out
 
 
@@ -563,6 +633,8 @@ def evaluation_rows(names: Sequence[str], qualities: Dict[str, List[Optional[Qua
             row[c] = None if q is None else {"value": q.value, "low": q.low, "high": q.high, "n": q.n,
                                              "note": q.note, "text": str(q),
                                              "resampled": q.unit if np.isfinite(q.low) else None}
+            if q is not None and c == "king":
+                row[c].update(tie_share=q.tie_share, value_strict=q.value_strict)
         rows.append(row)
     return rows
 

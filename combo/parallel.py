@@ -165,6 +165,6 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[A
 def _bar(total: int, progress: bool, desc: str):
     if not progress or total == 0:
         return None
-    from tqdm import tqdm
+    from .progress import progress as reporter
 
-    return tqdm(total=total, desc=desc, unit="task", leave=False)
+    return reporter(total, desc, unit="task")

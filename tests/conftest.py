@@ -1,4 +1,5 @@
-"""Shared test fixtures: the real data in ``../shared/data`` (or ``$COMBO_DATA_DIR``)."""
+"""Shared test fixtures: the real data in ``$COMBO_DATA_HOME`` (the users' data home, which
+``combo data list`` reads too), else ``../shared/data``. ``$COMBO_DATA_DIR`` is its older name."""
 
 import os
 import tempfile
@@ -10,8 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_dir() -> Path:
-    env = os.environ.get("COMBO_DATA_DIR")
-    return Path(env) if env else ROOT.parent / "shared" / "data"
+    env = os.environ.get("COMBO_DATA_HOME") or os.environ.get("COMBO_DATA_DIR")
+    return Path(env).expanduser() if env else ROOT.parent / "shared" / "data"
 
 
 DATA = data_dir()
@@ -24,7 +25,7 @@ os.environ["COMBO_CACHE_DIR"] = tempfile.mkdtemp(prefix="combo-test-cache-")
 def data() -> Path:
     """The shared data folder; skips the test when it is absent."""
     if not DATA.is_dir():
-        pytest.skip(f"real data not found at {DATA} (set COMBO_DATA_DIR)")
+        pytest.skip(f"real data not found at {DATA} (set COMBO_DATA_HOME)")
     return DATA
 
 

@@ -170,7 +170,7 @@ def test_sample_loads_with_its_licence_and_enough_references_for_king():
 
 
 def test_first_run_command_explains_its_king_figure():
-    """The README's main command, on two metrics to stay fast: KING in words and what ties add to it."""
+    """The README's main command, on two metrics to stay fast: what KING means and what ties add to it."""
     from click.testing import CliRunner
 
     from combo.cli import main
@@ -180,31 +180,28 @@ def test_first_run_command_explains_its_king_figure():
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
     assert lines[0] == "criterion: king (scheme queen, strategy greedy) on dstc7-task2, 100 segments"
-    words = next(line for line in lines if line.startswith("in words: averaged over 100 segments"))
-    ties = next(line for line in lines if line.startswith("ties: "))
-    quality = float(next(line for line in lines if line.startswith("quality: ")).split()[1])
-    strict = float(ties.rsplit(" ", 1)[1])
-    assert f"({quality:.4f};" in words and 0 <= strict <= quality
-    tied, counted = (int(x) for x in re.match(r"ties: (\d+) of the (\d+) references", ties).groups())
-    assert 0 < tied <= counted
+    quality_line = next(line for line in lines if line.startswith("quality: "))
+    quality, share = re.match(r"quality: ([0-9.]+) \(ties (\d+)%\)", quality_line).groups()
+    assert any(line.startswith("  meaning: king: ") for line in lines)
+    warning = next(line for line in lines if line.startswith("warning: KING is decided by ties"))
+    strict = float(warning.rsplit(" ", 1)[1])
+    assert 0 <= strict <= float(quality) and int(share) > 50
     res = CliRunner().invoke(main, ["search", "--criterion", "king", "--testbed", "dstc7-sample",
                                     "-m", "rouge-2", "-m", "chrf", "-q", "--format", "json"])
     doc = json.loads(res.output)
-    assert doc["king_ties"] == "count" and doc["king_tie_split"]["ties"] == tied
-    assert doc["king_tie_split"]["king_count"] == pytest.approx(doc["quality"])
+    assert doc["king_ties"] == "count" and round(100 * doc["tie_share"]) == int(share)
+    assert doc["king_strict"]["selected"] == pytest.approx(strict, abs=5e-5)
 
 
-def test_king_ties_agree_with_the_evaluator_under_each_rule():
-    from combo.evaluate import MetaEvaluator, king_ties
+def test_king_tie_share_agrees_with_the_evaluator_under_each_rule():
+    from combo.evaluate import MetaEvaluator
     from combo.io import read_jsonl
     from combo.scoring import score_with_references
 
     tb = read_jsonl(PATH)
     table, refs = score_with_references(tb, ["bleu", "rouge-2"])
-    t = king_ties(MetaEvaluator(tb, table, refs), ["bleu", "rouge-2"])
-    assert t["segments"] == 24 and t["references"] == 24 * 5 and 0 <= t["ties"] <= t["references"]
-    for rule in ("count", "strict"):
-        ev = MetaEvaluator(tb, table, refs, king_ties=rule)
-        assert t[f"king_{rule}"] == pytest.approx(ev.quality([0, 1], "king").value, abs=1e-12)
-    # five references in every segment: the mean over segments of (ties / 5) is ties / 120
-    assert t["king_count"] - t["king_strict"] == pytest.approx(t["ties"] / 120, abs=1e-12)
+    q = MetaEvaluator(tb, table, refs).quality([0, 1], "king")
+    strict = MetaEvaluator(tb, table, refs, king_ties="strict").quality([0, 1], "king")
+    assert q.value_strict == pytest.approx(strict.value, abs=1e-12) and 0 <= q.tie_share <= 1
+    # five references in every segment: what ties add to KING is the share of the 120 comparisons that tie
+    assert q.value - q.value_strict == pytest.approx(q.tie_share, abs=1e-12)

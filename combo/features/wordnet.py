@@ -3,7 +3,8 @@
 WordNet is an optional resource: :func:`load_wordnet` raises
 :class:`combo.errors.ResourceMissing` naming the fix when NLTK cannot find it.
 Folders listed in ``NLTK_DATA`` are honoured even when the variable was set
-after NLTK was imported. Lookups are memoised per distinct word.
+after NLTK was imported, and so is the ``nltk_data`` folder of the data home,
+where ``combo data fetch wordnet`` puts it. Lookups are memoised per distinct word.
 """
 
 from __future__ import annotations
@@ -15,15 +16,19 @@ from typing import Any, FrozenSet
 from ..errors import ResourceMissing
 
 RESOURCE = "WordNet (the NLTK corpus 'wordnet')"
-INSTALL = ("python -m nltk.downloader wordnet, or point the NLTK_DATA environment variable "
-           "at a folder holding corpora/wordnet.zip")
+INSTALL = ("combo data fetch wordnet (or python -m nltk.downloader wordnet), or point the NLTK_DATA "
+           "environment variable at a folder holding corpora/wordnet.zip")
 
 _reader: Any = None
 
 
 def _add_nltk_data_env(nltk_module: Any) -> None:
-    """Append the folders of ``$NLTK_DATA`` to ``nltk.data.path`` (NLTK reads it only at import)."""
-    for folder in os.environ.get("NLTK_DATA", "").split(os.pathsep):
+    """Append the folders of ``$NLTK_DATA`` (NLTK reads it only at import) and the data home's
+    ``nltk_data`` (``combo data fetch wordnet``) to ``nltk.data.path``."""
+    from ..io.fetch import dataset_dir
+
+    folders = os.environ.get("NLTK_DATA", "").split(os.pathsep) + [str(dataset_dir("wordnet"))]
+    for folder in folders:
         if folder and folder not in nltk_module.data.path:
             nltk_module.data.path.append(folder)
 

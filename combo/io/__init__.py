@@ -148,6 +148,10 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
     ``"3"`` is 3, and an unknown option or a value of the wrong type is one error listing what is accepted.
     """
     p = Path(path)
+    if str(path) == "example" and not p.exists():  # the bundled example test bed, as --testbed example
+        from .fetch import example_path
+
+        p = example_path()
     if not p.exists():
         raise InputError("no such file or folder", p, fix="check the path")
     for layout in FORMATS:

@@ -9,8 +9,8 @@ corrupted download never leaves a partial or unverified file behind.
 
 Layout under the data home (:func:`data_home`) is the one of the project's
 shared data folder: ``wmt12/``, ``flickr8k/``, ``dstc7/``, ``sick/``,
-``mutt/corruptions/`` and ``nltk_data/corpora/wordnet.zip`` (point
-``NLTK_DATA`` at ``<home>/nltk_data``). See ``docs/data.md``.
+``mutt/corruptions/`` and ``nltk_data/corpora/wordnet.zip`` (combo's WordNet
+reader looks in ``<home>/nltk_data`` too). See ``docs/data.md``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from ..errors import ChecksumError, ComboError, OptionError, ResourceMissing
 
 __all__ = [
     "DATASETS", "DataFile", "Dataset", "DatasetStatus", "DownloadError", "FileStatus", "Source",
-    "check", "data_home", "dataset_dir", "example_path", "sample_path", "fetch", "get_dataset", "list_datasets",
+    "check", "data_home", "data_home_origin", "dataset_dir", "example_path", "sample_path", "fetch", "get_dataset",
+    "list_datasets",
     "sha256_file", "verify",
 ]
 
@@ -484,15 +485,21 @@ DATASETS: Dict[str, Dataset] = {d.name: d for d in (
 # -- locations -------------------------------------------------------------------
 
 
+#: The environment variable naming the data home; ``COMBO_DATA_DIR``, its older name, is still read.
+DATA_HOME_VARIABLES = ("COMBO_DATA_HOME", "COMBO_DATA_DIR")
+
+
 def data_home() -> Path:
     """Where data sets live: ``$COMBO_DATA_HOME``, else the platform's per-user cache folder.
 
     Linux and others: ``$XDG_CACHE_HOME/combo/data`` (default ``~/.cache/combo/data``);
     macOS: ``~/Library/Caches/combo/data``; Windows: ``%LOCALAPPDATA%\\combo\\data``.
+    ``$COMBO_DATA_DIR``, the older name the test suite used, is read when ``COMBO_DATA_HOME`` is unset.
     """
-    env = os.environ.get("COMBO_DATA_HOME")
-    if env:
-        return Path(env).expanduser()
+    for variable in DATA_HOME_VARIABLES:
+        env = os.environ.get(variable)
+        if env:
+            return Path(env).expanduser()
     if sys.platform.startswith("win"):
         base = os.environ.get("LOCALAPPDATA") or os.environ.get("APPDATA")
         if base:
@@ -501,6 +508,16 @@ def data_home() -> Path:
         return Path.home() / "Library" / "Caches" / "combo" / "data"
     cache = os.environ.get("XDG_CACHE_HOME")
     return (Path(cache).expanduser() if cache else Path.home() / ".cache") / "combo" / "data"
+
+
+def data_home_origin(home: Union[str, Path, None] = None) -> str:
+    """Why the data home is where it is: ``--home``, the variable that set it, or the default."""
+    if home is not None:
+        return "--home"
+    variable = next((v for v in DATA_HOME_VARIABLES if os.environ.get(v)), None)
+    if variable == "COMBO_DATA_DIR":
+        return "$COMBO_DATA_DIR, the older name of $COMBO_DATA_HOME"
+    return f"${variable}" if variable else "the default; $COMBO_DATA_HOME is unset"
 
 
 def get_dataset(name: Union[str, Dataset]) -> Dataset:

@@ -146,8 +146,30 @@ def read_table(path: PathLike, header: Optional[Sequence[str]] = None, *, count:
     return head, rows
 
 
+def current_umask() -> int:
+    """The process umask, read without changing it where the system tells (Linux: /proc/self/status).
+
+    Elsewhere it is read by setting and restoring it (``os.umask`` has no read-only form), which is
+    safe in the single-threaded command line.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_text_atomic(text: str, path) -> None:
-    """Write ``text`` (UTF-8, LF) to ``path`` whole or not at all: a temporary file renamed into place."""
+    """Write ``text`` (UTF-8, LF) to ``path`` whole or not at all: a temporary file renamed into place.
+
+    The file gets the mode a plain ``open(path, "w")`` would give (``0o666`` less the umask), not
+    the private ``0o600`` of the temporary file it was written as.
+    """
     import tempfile
 
     target = Path(path)
@@ -166,6 +188,7 @@ def write_text_atomic(text: str, path) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, target)
     except OSError as exc:
         if os.path.exists(tmp):

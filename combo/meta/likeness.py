@@ -76,6 +76,7 @@ class KingSegment:
     held_out: Optional[np.ndarray] = None  # with a held-out sample: the references r the arrays above are for
     credit: Optional[np.ndarray] = None  # (n_ref,) or (sample,) what each held-out reference adds (1, 1/2, 0)
     population: int = 0  # references that could have been held out (n_ref)
+    tied: Optional[np.ndarray] = None  # (n_ref,) or (sample,) bool: the reference's QUEEN equals the best candidate's
 
 
 @dataclass
@@ -97,6 +98,29 @@ class KingResult(SkippedSegments):
     @property
     def ties(self) -> int:
         return sum(s.ties for s in self.segments if s is not None)
+
+    @property
+    def comparisons(self) -> int:
+        """Reference-against-best-candidate comparisons KING counted (one per held-out reference and segment)."""
+        return sum(len(s.credit) for s in self.segments if s is not None and s.credit is not None)
+
+    @property
+    def tie_share(self) -> float:
+        """Share of the comparisons that are ties (the reference's QUEEN equals the best candidate's); NaN if none.
+
+        Under the default ``ties="count"`` every tie counts as human-like, so a metric set that cannot
+        tell references from candidates (all QUEEN values equal) gets KING 1 from ties alone.
+        """
+        n = self.comparisons
+        return self.ties / n if n else float("nan")
+
+    def value_with_ties(self, ties: str) -> float:
+        """KING of the same counts under another tie rule (``count``, ``half``, ``strict``), without recounting."""
+        check_king_ties(ties)
+        weight = {"count": 0.0, "half": 0.5, "strict": 1.0}[ties]
+        values = [float((s.human_like.astype(float) - weight * s.tied).mean())
+                  for s in self.segments if s is not None and s.tied is not None]
+        return float(np.mean(values)) if values else float("nan")
 
     @property
     def exact(self) -> bool:
@@ -148,7 +172,7 @@ def _king_from_counts(cand_counts: np.ndarray, ref_counts: np.ndarray, triples: 
     credit = human_like.astype(float) - {"count": 0.0, "half": 0.5, "strict": 1.0}[ties] * tied
     return KingSegment(king=float(credit.mean()), ref_queen=ref_counts / total,
                        cand_queen=cand_counts / total, human_like=human_like,
-                       ties=int((ref_counts == best).sum()), held_out=held_out, credit=credit, population=n)
+                       ties=int(tied.sum()), held_out=held_out, credit=credit, population=n, tied=tied)
 
 
 def king_segment_naive(cand_ref, ref_ref, triples: str = "distinct",
@@ -336,13 +360,73 @@ def _cost(segments, i: int, held_out: Optional[int]) -> float:
     return float(m) * (n_cand + queried) * n * max(n * n / 64.0, 1.0)
 
 
+#: References per segment suggested to cap a test bed with hundreds (DSTC7): KING's 4 plus a margin, as
+#: docs/search.md runs it.
+SUGGESTED_MAX_REFS = 8
+#: Measured on the project machine, one core (docs/queen-king.md, "Cost"): KING's counting in the units of
+#: :func:`_cost`, and reference pairs scored per second and metric for the default lexical set of combo search
+#: (METEOR and GTM are the slowest; chrF and ROUGE alone run about twice as fast).
+KING_OPERATIONS_PER_SECOND = 4.5e7
+PAIR_SCORES_PER_SECOND = 5.8e4
+
+
+@dataclass
+class KingCost:
+    """The predicted cost of KING on a test bed: reference pairs to score, KING's operations, memory."""
+
+    segments: int  # segments KING counts
+    pairs: int  # text pairs scored per metric: n^2 reference pairs and n x candidates per segment (combo.scoring)
+    operations: float  # KING's operations for a greedy search (2m - 1 metric sets of one or two metrics)
+    metrics: int
+    score_bytes: int  # the reference-pair scores held at once (float64 per pair and metric)
+    largest_segment_bytes: int  # what the largest segment needs under --memory (combo.budget.segment_need)
+
+    def seconds(self) -> float:
+        return self.pairs * self.metrics / PAIR_SCORES_PER_SECOND + self.operations / KING_OPERATIONS_PER_SECOND
+
+    def describe(self) -> str:
+        from ..budget import format_bytes
+
+        return (f"{self.pairs:,} text pairs per metric and {self.operations:.2g} KING operations for a search "
+                f"over {self.metrics} metric{'s' if self.metrics != 1 else ''}, about {_duration(self.seconds())} on one core, "
+                f"{format_bytes(self.score_bytes)} of pair scores, {format_bytes(self.largest_segment_bytes)} for "
+                "the largest segment")
+
+
+def king_cost(ref_counts: Sequence[int], cand_counts: Sequence[int], n_metrics: int, triples: str = "distinct",
+              max_refs: Optional[int] = None, held_out: Optional[int] = None) -> KingCost:
+    """Predict the cost of a greedy KING search over ``n_metrics`` metrics from each segment's reference and
+    candidate counts (segments KING would skip are left out; ``max_refs`` caps, ``held_out`` as in :func:`king`).
+
+    A greedy search measures about ``2 m - 1`` metric sets, nearly all of one or two metrics; each costs
+    :func:`_cost` operations per segment. Time uses the rates measured on the project machine.
+    """
+    from ..budget import segment_need
+
+    need = min_references(triples) + 1
+    kept = [(min(n, max_refs) if max_refs else n, c) for n, c in zip(ref_counts, cand_counts) if n >= need and c]
+    pairs = sum(n * n + c * n for n, c in kept)
+    one = sum((c + (n if held_out is None else min(n, held_out))) * n * max(n * n / 64.0, 1.0) for n, c in kept)
+    m = max(n_metrics, 1)
+    operations = one * (m + 2 * (m - 1))  # m single metrics, then m - 1 sets of two
+    largest = max((n for n, _ in kept), default=0)
+    return KingCost(len(kept), pairs, operations, m, 8 * pairs * m, segment_need(largest, 2) if largest else 0)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def _progress(total: float, progress: bool):
     if not progress or total <= 0:
         return None
-    from tqdm import tqdm
+    from ..progress import progress as reporter
 
-    return tqdm(total=total, desc="KING", leave=False, unit="op", unit_scale=True,
-                bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}")
+    return reporter(total, "KING", unit="op", unit_scale=True)
 
 
 # -- ORANGE -------------------------------------------------------------------------------------
