@@ -1,6 +1,6 @@
 """combo: heterogeneous automatic metrics for MT and NLG, their combination and meta-evaluation."""
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from .errors import ComboError, InputError, OptionError, ResourceMissing
 from .metrics import Metric, get_metric, list_metrics, refs_from_streams, register

@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import click
 
-from . import __version__
+from ._version import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
 from .evaluate import CRITERIA

@@ -106,7 +106,7 @@ class TunedModel:
 
     def __post_init__(self) -> None:
         if not self.combo_version:
-            from .. import __version__
+            from .._version import __version__
 
             self.combo_version = __version__
         self.lo = np.asarray(self.lo, dtype=np.float64)
@@ -199,7 +199,7 @@ class TunedMetric(Metric):
 
     @property
     def signature(self) -> str:
-        from .. import __version__
+        from .._version import __version__
 
         return (f"tuned|model:{self.model.name}|method:{self.model.method}|metrics:{len(self.components)}"
                 f"|sha256:{self._digest[:16]}|format:{self.model.format_version}|version:{__version__}")

@@ -218,7 +218,7 @@ class Metric:
     @property
     def signature(self) -> str:
         """sacreBLEU-style signature: name, every option, implementation and combo versions."""
-        from .. import __version__
+        from .._version import __version__
         parts = [self.name]
         for key, opt in self.options.items():
             parts.append(f"{opt.short or key}:{opt.show(self.params[key])}")
