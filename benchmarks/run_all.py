@@ -157,7 +157,7 @@ def main() -> None:
     rows.append(row("bleu", "systems", PEERS["bleu"], sys_sizes,
                     lambda k: combo_rows("bleu", dict(list(systems.items())[:k]), ref[:n_seg]),
                     lambda k: peer_rows("bleu", dict(list(systems.items())[:k]), ref[:n_seg]), args.repeat))
-    from combo.combine.queen import queen, queen_naive
+    from combo.meta.queen import queen, queen_naive
 
     ref_sizes = [8, 16, 24, 32] if args.quick else [8, 16, 32, 48]
     rows.append(row("queen", "references", "enumeration of triples", ref_sizes,

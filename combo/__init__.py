@@ -11,8 +11,8 @@ from .parallel import config  # where parallel work runs: config(backend="dask",
 
 
 def load_model(path):
-    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.combine.model`)."""
-    from .combine.model import load_model as _load
+    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.metrics.tuned`)."""
+    from .metrics.tuned import load_model as _load
 
     return _load(path)
 

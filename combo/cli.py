@@ -44,15 +44,20 @@ def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = 
     language = ctx.meta.get("combo.language") if ctx is not None else None
     if language is not None:  # --language: overrides what the reader knows; "any" makes it unknown
         testbed.metadata["target_language"] = None if language == "any" else language
+    if ctx is not None and ctx.meta.get("combo.trees"):  # --trees: the parses of this test bed's texts
+        testbed.trees.update(ctx.meta["combo.trees"])
     return testbed
 
 
 def _supply_trees(ctx, param, values) -> None:
-    """``--trees KIND TEXTS TREES``: attach parses from any parser to the texts they parse."""
-    from .features.layers import supply_tree_files
+    """``--trees KIND TEXTS TREES``: read parses from any parser now (a bad file fails before any work); they are
+    attached to the test bed this command loads (:func:`_load_testbed`), never kept in the process."""
+    from .features.supplied import supply_tree_files
+    from .testbed import SuppliedTrees
 
-    for kind, texts, trees in values:
-        supply_tree_files(kind, texts, trees)
+    trees = ctx.meta.setdefault("combo.trees", SuppliedTrees())
+    for kind, texts, tree_file in values:
+        supply_tree_files(trees, kind, texts, tree_file)
 
 
 def _set_language(ctx, param, value) -> None:
@@ -246,7 +251,8 @@ SEARCH_METRICS = ("bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "
 def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
     """Split metric specs into those usable here and those whose resources are missing (or not registered)."""
     from .errors import ResourceMissing
-    from .metrics.registry import get_metric, list_metrics
+    from .metrics.registry import list_metrics
+    from .scoring import resolve_metric
 
     known = set(list_metrics())
     ok, missing = [], []
@@ -255,7 +261,7 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
             missing.append(spec)
             continue
         try:
-            get_metric(spec).check_resources()
+            resolve_metric(spec).check_resources()
             ok.append(spec)
         except ResourceMissing:
             missing.append(spec)
@@ -264,22 +270,21 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
 
 def _readable(specs: Sequence[str], testbeds) -> Tuple[List[str], List[str]]:
     """Split a default metric set into the metrics that read every test bed's language and the others."""
-    from .metrics.registry import get_metric
-    from .scoring import reads_language
+    from .scoring import reads_language, resolve_metric
 
     languages = {tb.target_language for tb in testbeds} - {None}
-    foreign = [s for s in specs if not all(reads_language(get_metric(s), lang) for lang in languages)]
+    foreign = [s for s in specs if not all(reads_language(resolve_metric(s), lang) for lang in languages)]
     return [s for s in specs if s not in foreign], foreign
 
 
 def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
     """A note for each tuned metric (model file) trained on this test bed: its figures here are in-sample."""
-    from .metrics.registry import get_metric
+    from .scoring import resolve_metric
 
     notes = []
     for spec in specs:
         if is_model_file(spec):
-            how = get_metric(spec).trained_on(testbed)
+            how = resolve_metric(spec).trained_on(testbed)
             if how:
                 notes.append(f"{spec} was trained on {how}: its figures here are in-sample, not held out")
     return notes
@@ -288,7 +293,7 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
              cache, quiet, needs_refs, memory=None):
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
-    from .combine.queen import min_references
+    from .meta.queen import min_references
     from .evaluate import LIKENESS
     from .scoring import score_testbed, score_with_references
 
@@ -299,9 +304,9 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     specs = _metric_list(metrics) if explicit else list(SEARCH_METRICS)
     specs, missing = _available(specs)
     if missing and explicit:
-        from .metrics.registry import get_metric
+        from .scoring import resolve_metric
         for spec in missing:
-            get_metric(spec).check_resources()  # raises the precise error
+            resolve_metric(spec).check_resources()  # raises the precise error
     notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
     if not explicit:
         specs, foreign = _readable(specs, [tb])
@@ -517,7 +522,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
     """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs`` on the trials in ``corruptions``
     that have references (the FLICKR trials, given ``flickr8k``), and a sentence saying what was run."""
     from .io.mutt import read_mutt, select_trials
-    from .meta.mutt import run_unit_tests
+    from .metric_unit_tests import run_unit_tests
 
     sets = read_mutt(corruptions, flickr8k=flickr8k)
     trials, left_out = select_trials([t for v in sets.values() for t in v], "flickr")
@@ -810,7 +815,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     cv = cross_validate(data, options, folds, by=cv_by) if folds else None
     model = fit_model(data, options)
     report = _train_report(data, cv, options)
-    from .combine.model import save_text
+    from .metrics.tuned import save_text
 
     save_text(model.to_json(), out)
     est = model.training["estimator"]
@@ -900,7 +905,7 @@ class _ManyValuesCommand(click.Command):
 @click.pass_context
 def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     """Score hypothesis files against reference files with a tuned metric."""
-    from .combine.model import load_model
+    from .metrics.tuned import load_model
     from .io.text import read_lines
     from .metrics.base import refs_from_streams
     from .scoring import check_language
@@ -962,7 +967,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency, seed, jobs, cache, fmt, out, quiet):
     """Metric unit tests (Boag et al. 2016): accuracy of each metric on each corruption type."""
     from .io.mutt import read_mutt, select_trials
-    from .meta.mutt import run_unit_tests
+    from .metric_unit_tests import run_unit_tests
 
     sets = read_mutt(corruptions, flickr8k=flickr8k)
     chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .combine.queen import min_references, queen_segments
+from .meta.queen import min_references, queen_segments
 from .combine.search import SearchResult, search
 from .combine.ulc import mean_rank, ulc
 from .errors import InputError, OptionError

@@ -66,3 +66,14 @@ def wmt12_two_references(wmt12_de_en):
     other = {names[0]: names[1], names[1]: names[0]}
     refs = [[ref[i], systems[other[s]][i]] for s in names for i in range(n)]
     return hyps, refs
+
+
+@pytest.fixture
+def supplied_trees():
+    """A fresh set of supplied trees, in use for the test (as scoring puts a test bed's trees in use)."""
+    from combo.features.supplied import using_trees
+    from combo.testbed import SuppliedTrees
+
+    trees = SuppliedTrees()
+    with using_trees(trees):
+        yield trees

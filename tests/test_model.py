@@ -12,7 +12,8 @@ import combo
 from combo import InputError, OptionError, get_metric, load_model, load_testbed, score_testbed
 from combo.cli import example_path, main
 from combo.combine.learn import train_model
-from combo.combine.model import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel, minmax_features
+from combo.metrics.tuned import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel, minmax_features
+from combo.scoring import resolve_metric
 
 SPECS = ["bleu", "chrf", "ter", "rouge-l"]
 
@@ -85,14 +86,14 @@ def test_tuned_metric_through_score_testbed(example, model_file, tmp_path):
     assert len(list((tmp_path / "cache").glob("tuned-*.npz"))) == 1
 
 
-def test_get_metric_reads_model_files(model_file, tmp_path):
+def test_model_files_are_resolved_above_the_registry(model_file, tmp_path):
     path, _ = model_file
-    assert isinstance(get_metric(str(path)), TunedMetric)
-    assert isinstance(combo.get_metric(str(path)), combo.Metric)
+    assert isinstance(resolve_metric(str(path)), TunedMetric)
+    assert isinstance(resolve_metric("bleu:max_order=2"), combo.Metric)
     with pytest.raises(InputError, match="model file not found"):
-        get_metric(str(tmp_path / "missing.json"))
-    with pytest.raises(OptionError, match="no options"):
-        get_metric(str(path), beta=1)
+        resolve_metric(str(tmp_path / "missing.json"))
+    with pytest.raises(OptionError, match=r"combo\.load_model"):  # the registry says where model files are read
+        get_metric(str(path))
 
 
 # -- bad model files -------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combo.cli import main
-from combo.combine.queen import queen
+from combo.meta.queen import queen
 from combo.combine.ulc import ulc
 from combo.features.kernels import TreeKernel
 from combo.features.trees import Tree, parse_bracketed

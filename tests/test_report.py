@@ -311,10 +311,10 @@ def test_without_matplotlib_only_the_report_is_unavailable(tmp_path, monkeypatch
 
 
 def test_mutt_heatmap_from_the_released_trials(tmp_path, data):
-    # --mutt runs combo.meta.mutt on the released corruption sets (FLICKR trials with their captions):
+    # --mutt runs combo.metric_unit_tests on the released corruption sets (FLICKR trials with their captions):
     # the report's accuracies equal run_unit_tests on the same trials.
     from combo.io.mutt import read_mutt, select_trials
-    from combo.meta.mutt import run_unit_tests
+    from combo.metric_unit_tests import run_unit_tests
 
     out = tmp_path / "r.html"
     res = run("report", "--testbed", "example", "-m", "bleu", "--mutt", data / "mutt" / "corruptions",

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from combo.budget import Budget, parse_memory
 from combo.cli import main
-from combo.combine.queen import _bitset_loo_counts, leave_one_out_counts, prepare_segment
+from combo.meta.queen import _bitset_loo_counts, leave_one_out_counts, prepare_segment
 from combo.errors import OptionError
 from combo.meta.likeness import king
 from combo.parallel import run_tasks

@@ -18,7 +18,7 @@
   linear SVR); :class:`UniformCombiner` (ULC, Giménez & Màrquez 2008, the
   untuned baseline).
 * :func:`train_model` turns one or more scored test beds into a
-  :class:`~combo.combine.model.TunedModel`; :func:`cross_validate` gives
+  :class:`~combo.metrics.tuned.TunedModel`; :func:`cross_validate` gives
   out-of-fold scores with folds grouped by segment. Model selection only ever
   sees the training folds.
 """
@@ -42,7 +42,7 @@ from ..meta.pairwise import KendallLikeResult, wmt_kendall
 from ..metrics.external import without_inputs
 from ..scoring import ScoreTable
 from ..testbed import Testbed
-from .model import NORMALISE, MetricEntry, TunedModel, minmax_features
+from ..metrics.tuned import NORMALISE, MetricEntry, TunedModel, minmax_features
 
 JUDGMENTS = ("auto", "rankings", "scores")
 METHOD_NAMES = ("pairwise-lr", "regression", "ulc")
@@ -647,7 +647,7 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
 
 def _analysers(entry: MetricEntry) -> str:
     from ..metrics.registry import get_metric
-    from ..scoring import analyser_versions
+    from ..metrics.base import analyser_versions
 
     return analyser_versions(get_metric(entry.name, **entry.options))
 

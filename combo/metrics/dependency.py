@@ -19,7 +19,7 @@ the corpus score is the mean of the segment scores.
 
 Parses come from spaCy (``parser=spacy``) or from trees the user supplied
 (``parser=supplied``: CoNLL-U read by ``read_conllu``, attached with
-``supply_trees("dependencies", ...)`` or ``combo ... --trees dependencies``).
+``testbed.trees.add("dependencies", ...)`` or ``combo ... --trees dependencies``).
 A comparison with nothing on either side (two empty texts; a chain length or a
 relation neither side has) is skipped, and a pair with nothing left scores 1,
 so identical texts always score 1.
@@ -34,7 +34,8 @@ from scipy import sparse
 
 from ..errors import InputError, OptionError
 from ..features.kernels import KERNELS, TreeKernel, ted_similarities
-from ..features.layers import DependencyParse, annotate, derive, get_layer, supplied_trees
+from ..features.layers import DependencyParse, annotate, derive, get_layer
+from ..features.supplied import supplied_trees
 from ..features.ngrams import pair_matches
 from ..features.trees import VARIANTS, Tree, from_dependencies, variant
 from .base import Option
@@ -304,7 +305,7 @@ def _decay(value) -> bool:
 
 
 PARSER_OPTION = Option("spacy", "where parses come from: spacy, or supplied (CoNLL-U trees attached "
-                       "with supply_trees / --trees dependencies)", choices=PARSERS)
+                       "with testbed.trees.add / --trees dependencies)", choices=PARSERS)
 LOWERCASE_OPTION = Option(True, "lowercase the words before matching", short="lc")
 
 

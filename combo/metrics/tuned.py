@@ -1,5 +1,9 @@
 """Tuned-metric model files (JSON, never pickle) and :class:`TunedMetric`, a learned combination used as a metric.
 
+A tuned metric analyses text through its component metrics, so it lives with the metrics (the combinations in
+:mod:`combo.combine` work on score arrays only); :mod:`combo.combine.learn` writes the files,
+:func:`combo.scoring.resolve_metric` and :func:`load_model` read them.
+
 A model is a linear combination of metric segment scores, each min-max
 normalised with ranges stored in the file (lower-is-better metrics flipped):
 
@@ -37,7 +41,7 @@ from scipy.special import expit
 
 from ..errors import InputError, OptionError
 from ..io.text import write_text_atomic
-from ..metrics.base import Metric, safe_divide
+from .base import Metric, analyser_versions, safe_divide
 
 FORMAT = "combo-tuned-metric"
 FORMAT_VERSION = 1
@@ -295,7 +299,7 @@ def load_model(path) -> TunedMetric:
     """Read and validate a model file; return the tuned metric (never executes code from the file)."""
     from ..io.jsonl import unique_keys
     from ..io.text import read_bytes
-    from ..metrics.registry import get_metric, is_model_file
+    from .registry import get_metric, is_model_file
 
     p = str(path)
     data = read_bytes(p)
@@ -334,8 +338,6 @@ def load_model(path) -> TunedMetric:
         recorded = model.training.get("analysers", {}).get(entry.spec) if isinstance(
             model.training.get("analysers"), dict) else None
         if recorded is not None:
-            from ..scoring import analyser_versions
-
             now = analyser_versions(metric)
             if now != recorded:
                 raise InputError(f"metric {entry.spec!r} was trained on analyses by {recorded!r}, this installation "
