@@ -21,7 +21,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .errors import InputError, OptionError
+from .features.layers import analysis_memo
 from .features.supplied import using_trees
+from .features.trees import tree_ids
 from .metrics.base import Candidates, Metric, Rows, TextIndex, analyser_versions
 from .metrics.registry import get_metric, is_model_file
 from .testbed import SuppliedTrees, Testbed
@@ -188,8 +190,9 @@ def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_s
 
 
 def _score_metric_with_trees(trees: SuppliedTrees, *task) -> dict:
-    """:func:`_score_metric` with the test bed's supplied trees in use (in whatever process runs the task)."""
-    with using_trees(trees):
+    """:func:`_score_metric` with the test bed's supplied trees in use and a fresh tree numbering (in whatever
+    process runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``."""
+    with using_trees(trees), tree_ids(fresh=True):
         return _score_metric(*task)
 
 
@@ -200,8 +203,9 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     then). The trees travel with each task: a worker process or a Dask worker sees this test bed's, nothing else."""
     from .parallel import run_tasks
 
-    return run_tasks(_score_metric_with_trees, [(testbed.trees,) + tuple(t) for t in tasks], jobs, progress, desc,
-                     on_result=on_result)
+    with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
+        return run_tasks(_score_metric_with_trees, [(testbed.trees,) + tuple(t) for t in tasks], jobs, progress,
+                         desc, on_result=on_result)
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,

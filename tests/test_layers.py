@@ -189,11 +189,15 @@ def test_derived_objects_are_built_once_and_shared(fresh_cache):
         return tuple(parse.pos)
 
     texts = ["The cat sat.", "Dogs bark.", "The cat sat."]
-    first = layers.derive("shallow", "pos-tuple", texts, build)
-    second = layers.derive("shallow", "pos-tuple", texts[:2], build)
-    assert len(built) == 2  # each distinct text once, across calls
-    assert first[0] is first[2] is second[0]
-    assert first[1] == tuple(annotate("shallow", ["Dogs bark."])[0].pos)
-    layers.clear_memory()
-    layers.derive("shallow", "pos-tuple", texts, build)
-    assert len(built) == 4  # clear_memory forgets derived objects too
+    with layers.analysis_memo():  # one run, as scoring opens
+        first = layers.derive("shallow", "pos-tuple", texts, build)
+        second = layers.derive("shallow", "pos-tuple", texts[:2], build)
+        assert len(built) == 2  # each distinct text once, across the calls of the run
+        assert first[0] is first[2] is second[0]
+        assert first[1] == tuple(annotate("shallow", ["Dogs bark."])[0].pos)
+        layers.clear_memory()
+        layers.derive("shallow", "pos-tuple", texts, build)
+        assert len(built) == 4  # clear_memory forgets derived objects too
+    with layers.analysis_memo():  # the next run holds nothing of the last one
+        layers.derive("shallow", "pos-tuple", texts, build)
+    assert len(built) == 6

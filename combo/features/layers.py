@@ -3,9 +3,12 @@
 A layer is an annotator with a name and a version string (the annotator's
 package and model versions and our own encoding version). :func:`annotate`
 returns the analysis of a list of texts in order, computing only the texts
-not seen before: first an in-process memo, then an on-disk cache (one SQLite
-file per cache folder, one table per layer and version, keyed by a 128-bit
-BLAKE2b hash of the text), then the annotator itself, in batches.
+not seen before: first the in-memory memo of the run (:class:`AnalysisMemo`,
+opened by :func:`analysis_memo`: scoring opens one per call, a metric's public
+methods one per call when none is open, so nothing is held in memory from one
+test bed to the next), then an on-disk cache (one SQLite file per cache
+folder, one table per layer and version, keyed by a 128-bit BLAKE2b hash of
+the text), then the annotator itself, in batches.
 
 Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 
@@ -36,15 +39,16 @@ import sys
 import sqlite3
 import threading
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import OptionError, ResourceMissing
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
-    "set_cache_dir", "cache_dir", "clear_memory",
+    "set_cache_dir", "cache_dir", "clear_memory", "AnalysisMemo", "analysis_memo",
 ]
 
 ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
@@ -292,8 +296,45 @@ def get_layer(name: str) -> Layer:
 
 _UNSET = object()
 _cache_dir_override = _UNSET
-_memory: Dict[str, Dict[str, object]] = {}
 _lock = threading.Lock()
+
+
+class AnalysisMemo:
+    """The analyses (by layer version, then text) and derived objects (by layer version and derivation, then text)
+    of one run, held in memory so that every metric of the run reuses them."""
+
+    def __init__(self) -> None:
+        self.analyses: Dict[str, Dict[str, object]] = {}
+        self.derived: Dict[Tuple[str, str], Dict[str, object]] = {}
+
+    def clear(self) -> None:
+        with _lock:
+            self.analyses.clear()
+            self.derived.clear()
+
+
+#: The memo of the run in progress; set only inside :func:`analysis_memo`.
+_MEMO: ContextVar[Optional[AnalysisMemo]] = ContextVar("combo_analysis_memo", default=None)
+
+
+@contextmanager
+def analysis_memo() -> Iterator[AnalysisMemo]:
+    """Keep analyses in memory for the ``with`` body (a scoring run), or use the one already open; dropped at the
+    end. Outside any, each :func:`annotate` / :func:`derive` call has a memo of its own (the disk cache still
+    serves every call)."""
+    current = _MEMO.get()
+    if current is not None:
+        yield current
+        return
+    token = _MEMO.set(AnalysisMemo())
+    try:
+        yield _MEMO.get()
+    finally:
+        _MEMO.reset(token)
+
+
+def _memo() -> AnalysisMemo:
+    return _MEMO.get() or AnalysisMemo()
 
 
 def set_cache_dir(folder) -> None:
@@ -313,10 +354,11 @@ def cache_dir() -> Optional[Path]:
 
 
 def clear_memory() -> None:
-    """Forget the in-process memo and derived objects (the disk cache stays)."""
-    with _lock:
-        _memory.clear()
-        _derived.clear()
+    """Forget the analyses and derived objects of the memo in use, as a new run would start (the disk cache
+    stays)."""
+    memo = _MEMO.get()
+    if memo is not None:
+        memo.clear()
 
 
 def _key(text: str) -> bytes:
@@ -443,7 +485,7 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
     layer.check()
     version = layer.version()
     with _lock:
-        memo = _memory.setdefault(version, {})
+        memo = _memo().analyses.setdefault(version, {})
     todo = list(dict.fromkeys(t for t in texts if t not in memo))
     if todo:
         folder = cache_dir()
@@ -474,11 +516,9 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
     return [memo[t] for t in texts]
 
 
-_derived: Dict[Tuple[str, str], Dict[str, object]] = {}
-
-
 def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[object], object]) -> list:
-    """``build`` applied to each text's ``layer_name`` analysis, once per process and derivation ``name``.
+    """``build`` applied to each text's ``layer_name`` analysis, once per run (:func:`analysis_memo`) and
+    derivation ``name``.
 
     Every metric asking for the same derivation (say the chunk tree of each
     text) gets the same objects, so what they cache (a tree's kernel index)
@@ -486,7 +526,7 @@ def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[ob
     """
     layer = get_layer(layer_name)
     with _lock:
-        memo = _derived.setdefault((layer.version(), name), {})
+        memo = _memo().derived.setdefault((layer.version(), name), {})
     todo = [t for t in dict.fromkeys(texts) if t not in memo]
     if todo:
         built = {t: build(a) for t, a in zip(todo, annotate(layer_name, todo))}

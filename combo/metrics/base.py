@@ -20,8 +20,9 @@ texts (QUEEN's x(r', r'')) without re-analysing anything.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -254,7 +255,9 @@ class Metric:
         and in parallel itself); row-keyed metrics override this.
         """
         self.check_resources()
-        seg, sysv = self.row_scores(self.analyse(cands.rows.texts), cands.rows, cands.row_system, len(cands.systems))
+        with analysis_scope():
+            seg, sysv = self.row_scores(self.analyse(cands.rows.texts), cands.rows, cands.row_system,
+                                        len(cands.systems))
         return seg, sysv, self.signature
 
     def row_scores(self, analysis: Any, rows: Rows, row_system: np.ndarray, n_systems: int,
@@ -283,8 +286,9 @@ class Metric:
     def rows_statistics(self, rows: Rows) -> np.ndarray:
         """Statistics of prepared :class:`Rows`."""
         self.check_resources()
-        analysis = self.analyse(rows.texts)
-        return self.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
+        with analysis_scope():
+            analysis = self.analyse(rows.texts)
+            return self.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
                            weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
@@ -310,10 +314,23 @@ class Metric:
         right = np.asarray(right, dtype=np.int64)
         if analysis is None:
             self.check_resources()
-            analysis = self.analyse(list(texts))
         ptr = np.arange(len(left) + 1, dtype=np.int64)
-        stats = self.statistics(analysis, left, ptr, right, None)
+        with analysis_scope():
+            analysis = self.analyse(list(texts)) if analysis is None else analysis
+            stats = self.statistics(analysis, left, ptr, right, None)
         return np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(left))
+
+
+@contextmanager
+def analysis_scope() -> Iterator[None]:
+    """The analysis memo and tree numbering of one call (:func:`~combo.features.layers.analysis_memo`,
+    :func:`~combo.features.trees.tree_ids`), or those of the run already open: a metric called directly keeps
+    nothing in memory afterwards and its scores never depend on what the process scored before."""
+    from ..features.layers import analysis_memo
+    from ..features.trees import tree_ids
+
+    with analysis_memo(), tree_ids():
+        yield
 
 
 def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
