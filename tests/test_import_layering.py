@@ -141,10 +141,12 @@ def test_no_import_cycle():
 
 def test_the_checker_sees_function_local_imports(tmp_path):
     """The parser finds an import hidden in a function body (how cycles hide) and resolves relative imports."""
-    source = tmp_path / "model.py"
+    source = tmp_path / "learn.py"
     source.write_text("import os\n\ndef load():\n    from ..metrics.registry import get_metric\n"
                       "    from .. import errors\n    return get_metric\n", encoding="utf-8")
-    modules = {"combo.combine.model": source, "combo.metrics.registry": None, "combo.errors": None}
-    assert imports_of("combo.combine.model", source, modules) == [("combo.metrics.registry", 4),
+    modules = {"combo.combine.learn": source, "combo.metrics.registry": None, "combo.errors": None}
+    assert imports_of("combo.combine.learn", source, modules) == [("combo.metrics.registry", 4),
                                                                   ("combo.errors", 5)]
-    assert layer_of("combo.metrics.registry") < layer_of("combo.combine.model")
+    assert layer_of("combo.metrics.registry") < layer_of("combo.combine.learn")
+    graph = {"a": [("b", 1)], "b": [("c", 2)], "c": [("a", 3)], "d": [("a", 4)], "e": [("e", 5)]}
+    assert sorted(map(sorted, strongly_connected(graph))) == [["a", "b", "c"], ["d"], ["e"]]
