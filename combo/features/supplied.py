@@ -10,7 +10,7 @@ Scoring a metric directly, without a test bed::
     trees = SuppliedTrees()
     trees.add("constituents", texts, parsed)        # or supply_tree_files(trees, kind, texts_path, trees_path)
     with using_trees(trees):
-        get_metric("stm:trees=supplied").segment_scores(hyps, refs)
+        get_metric("cp-stm:trees=supplied").segment_scores(hyps, refs)
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..io.text import read_lines
 from ..testbed import SuppliedTrees
 from .trees import read_bracketed, read_conllu
 
-__all__ = ["SuppliedTrees", "supplied_digest", "supplied_trees", "supply_tree_files", "trees_in_use", "using_trees"]
+__all__ = ["SuppliedTrees", "supplied_trees", "supply_tree_files", "trees_in_use", "using_trees"]
 
 #: The trees of the test bed being scored; set only inside :func:`using_trees`.
 _IN_USE: ContextVar[Optional[SuppliedTrees]] = ContextVar("combo_supplied_trees", default=None)
@@ -49,11 +49,6 @@ def trees_in_use() -> Optional[SuppliedTrees]:
 def supplied_trees(kind: str, texts: Sequence[str]) -> list:
     """The supplied ``kind`` tree of each text, from the trees in use; InputError naming the first text without one."""
     return (trees_in_use() or SuppliedTrees()).get(kind, texts)
-
-
-def supplied_digest(kind: str, texts: Optional[Sequence[str]] = None) -> str:
-    """:meth:`SuppliedTrees.digest` of the trees in use (of an empty set outside :func:`using_trees`)."""
-    return (trees_in_use() or SuppliedTrees()).digest(kind, texts)
 
 
 def supply_tree_files(trees_of: SuppliedTrees, kind: str, texts_path, trees_path) -> int:
