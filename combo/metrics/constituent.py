@@ -23,7 +23,7 @@ from ..features.supplied import supplied_trees
 from ..features.ngrams import group_max, pair_matches, reference_sets
 from ..features.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, parse_bracketed, variant
 from .base import Metric, Option, ReferencePairs
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .registry import register
 from .shallow import chunk_type
 

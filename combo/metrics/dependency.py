@@ -1,7 +1,7 @@
 """Dependency-tree metrics: Asiya's DP-HWC and DP-Or, a dependency tree kernel, tree edit distance.
 
 All four compare a hypothesis with one reference at a time and keep the best
-reference (:class:`~combo.metrics.best_reference.PairwiseMetric`, as Asiya);
+reference (:class:`~combo.metrics.pairwise_metric.PairwiseMetric`, as Asiya);
 the corpus score is the mean of the segment scores.
 
 - ``dp-hwcm``: head-word chain matching (Liu & Gildea 2005; Asiya's
@@ -39,7 +39,7 @@ from ..features.supplied import supplied_trees
 from ..features.ngrams import pair_matches
 from ..features.trees import VARIANTS, Tree, from_dependencies, variant
 from .base import Option
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .registry import register
 
 PARSERS = ("spacy", "supplied")

@@ -21,7 +21,7 @@ from ..features.kernels import KERNELS, TreeKernel
 from ..features.supplied import supplied_trees
 from ..features.trees import VARIANTS, Tree, variant
 from .base import Option
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .dependency import kernel_similarities
 from .registry import register
 

@@ -40,7 +40,7 @@ from ..features.embeddings import (GLOVE_6B_50D, MINILM, SENTENCE_ENCODERS, chec
 from ..features.layers import annotate
 from ..features.tokenize import TOKENIZERS, tokenize_all
 from .base import Option, safe_divide
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .registry import register
 
 _CELLS_PER_BLOCK = 1 << 22  # similarity cells computed at once by the greedy matching
