@@ -19,7 +19,7 @@ import click
 from ._version import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
-from .evaluate import CRITERIA
+from .evaluate import CRITERIA, CRITERION_ALIASES  # "kendall" stays accepted: the old name of wmt_kendall
 from .metrics.registry import is_model_file
 
 EXAMPLE = "example"
@@ -319,7 +319,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         if min_refs is None and len(short) == len(tb.segments):
             raise InputError(f"no segment has the {need} references {criterion} with QUEEN (triples={triples}) "
                              "needs", testbed_path, fix="use a criterion that needs fewer references "
-                             "(e.g. --criterion kendall) or a test bed with more references")
+                             "(e.g. --criterion wmt_kendall) or a test bed with more references")
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
                              f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
@@ -330,7 +330,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         if not keep:
             raise InputError(f"no segment has {max(min_refs, need)} references: --min-refs would skip all "
                              f"{skipped}", testbed_path, fix="use a criterion that needs fewer references "
-                             "(e.g. --criterion kendall) or a test bed with more references")
+                             "(e.g. --criterion wmt_kendall) or a test bed with more references")
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     progress = not quiet and sys.stderr.isatty()
@@ -379,8 +379,10 @@ def search_options(func):
 
 @main.command()
 @search_options
-@click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
-              help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
+@click.option("--criterion", type=click.Choice(list(CRITERIA) + list(CRITERION_ALIASES)), default="king",
+              show_default=True, callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
+              help="wmt_kendall: WMT's Kendall-like tau over human preferences (kendall, its old name, still works); "
+                   "mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
 @click.option("--scheme", type=click.Choice(["queen", "ulc", "mean-rank"]), default=None,
               help="Combination (default: queen for king/orange, ulc otherwise).")
 @click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
@@ -437,8 +439,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 
 @main.command()
 @search_options
-@click.option("--criteria", default="r_snt,kendall,pearson", show_default=True,
-              help="Comma-separated: king, orange, r_snt, kendall, pearson, spearman, acc_eq.")
+@click.option("--criteria", default="r_snt,wmt_kendall,pearson", show_default=True,
+              help="Comma-separated: king, orange, r_snt, wmt_kendall, pearson, spearman, acc_eq.")
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to evaluate too: ulc, mean-rank, queen.")
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
@@ -452,7 +454,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
     _check_report_possible(report_path)
-    crits = [c.strip() for c in criteria.split(",") if c.strip()]
+    crits = [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",") if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
     for c in crits:
         if c not in CRITERIA:
@@ -543,7 +545,8 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
 @click.option("--search", "search_criterion", default=None,
-              type=click.Choice(["king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq"]),
+              type=click.Choice(["king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq", "kendall"]),
+              callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
               help="Also search the optimal metric set under this criterion and show its trace.")
 @click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
               default="greedy", show_default=True, help="Search strategy (with --search).")
@@ -570,7 +573,8 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, search_metric_sets
 
     _check_report_possible(out)
-    crits = None if criteria is None else [c.strip() for c in criteria.split(",") if c.strip()]
+    crits = None if criteria is None else [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",")
+                                           if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
     for c in crits or []:
         if c not in CRITERIA:

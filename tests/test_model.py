@@ -273,10 +273,11 @@ def test_model_in_score_evaluate_and_search(model_file):
     assert res.exit_code == 0, res.output
     assert [r["metric"] for r in json.loads(res.output)["rows"]][:2] == [str(path), "chrf"]
     res = _run("search", "--testbed", "example", "-m", path, "-m", "chrf", "-m", "bleu", "--criterion", "kendall",
-               "--format", "json")
+               "--format", "json")  # kendall: the old name of wmt_kendall, still accepted
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert str(path) in {step["metric"] for step in doc["trace"]}
+    assert doc["criterion"] == "wmt_kendall"
 
 
 def test_real_wmt12_subset_train_then_score(data, tmp_path):
