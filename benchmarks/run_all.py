@@ -46,7 +46,7 @@ def load():
 
 def best(fn, repeat):
     """Best of ``repeat`` cold runs: combo's in-process analysis memo is cleared before each (no disk cache)."""
-    from combo.features.layers import clear_memory
+    from combo.analysis.layers import clear_memory
 
     times = []
     for _ in range(repeat):
@@ -58,7 +58,7 @@ def best(fn, repeat):
 
 
 def peak_mb(fn):
-    from combo.features.layers import clear_memory
+    from combo.analysis.layers import clear_memory
 
     clear_memory()
     tracemalloc.start()

@@ -52,7 +52,7 @@ def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = 
 def _supply_trees(ctx, param, values) -> None:
     """``--trees KIND TEXTS TREES``: read parses from any parser now (a bad file fails before any work); they are
     attached to the test bed this command loads (:func:`_load_testbed`), never kept in the process."""
-    from .features.supplied import supply_tree_files
+    from .analysis.supplied import supply_tree_files
     from .testbed import SuppliedTrees
 
     trees = ctx.meta.setdefault("combo.trees", SuppliedTrees())
@@ -697,7 +697,7 @@ _CACHE_FOLDER = click.option("--cache", "folder", type=click.Path(file_okay=Fals
 @_CACHE_FOLDER
 def cache_info_cmd(folder: Optional[str]) -> None:
     """Entries and sizes of both caches."""
-    from .features.layers import analysis_cache_info
+    from .analysis.layers import analysis_cache_info
     from .scoring import cache_info
 
     if folder is not None:
@@ -713,7 +713,7 @@ def cache_info_cmd(folder: Optional[str]) -> None:
 @_CACHE_FOLDER
 def cache_clear_cmd(folder: Optional[str]) -> None:
     """Empty both caches (the score cache only with --cache)."""
-    from .features.layers import analysis_cache_clear, cache_dir
+    from .analysis.layers import analysis_cache_clear, cache_dir
     from .scoring import cache_clear
 
     if folder is not None:

@@ -22,10 +22,10 @@ def fluency_trials(trials: Sequence, seed: int = 0, corruptions: Optional[Sequen
     """SICK+ fluency trials (Boag et al. 2016) from the distinct original sentences of ``trials``.
 
     Each distinct ``sentence`` (with the references of its first trial) gives
-    one trial per applicable corruption of :mod:`combo.features.corruptions`;
+    one trial per applicable corruption of :mod:`combo.analysis.corruptions`;
     returns ``(trials, {type: sentences it did not apply to})``.
     """
-    from .features.corruptions import FLUENCY_CORRUPTIONS, fluency_corruptions
+    from .analysis.corruptions import FLUENCY_CORRUPTIONS, fluency_corruptions
     from .io.mutt import CORRUPTION_KINDS, MuttTrial
 
     first = {}

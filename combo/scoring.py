@@ -20,10 +20,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .analysis.layers import analysis_memo
+from .analysis.supplied import using_trees
+from .analysis.trees import tree_ids
 from .errors import InputError, OptionError
-from .features.layers import analysis_memo
-from .features.supplied import using_trees
-from .features.trees import tree_ids
 from .metrics.base import Candidates, Metric, Rows, TextIndex, analyser_versions
 from .metrics.registry import get_metric, is_model_file
 from .testbed import SuppliedTrees, Testbed

@@ -79,7 +79,7 @@ class SuppliedTrees:
     """Trees a user supplies from any parser, by kind and text: the analyses one test bed is scored with.
 
     ``kind`` names the tree family a metric asks for (:data:`TREE_KINDS`); a tree is a
-    :class:`combo.features.trees.Tree` or a bracketed string. A text given twice must get the same tree.
+    :class:`combo.analysis.trees.Tree` or a bracketed string. A text given twice must get the same tree.
     """
 
     def __init__(self) -> None:

@@ -71,7 +71,7 @@ def wmt12_two_references(wmt12_de_en):
 @pytest.fixture
 def supplied_trees():
     """A fresh set of supplied trees, in use for the test (as scoring puts a test bed's trees in use)."""
-    from combo.features.supplied import using_trees
+    from combo.analysis.supplied import using_trees
     from combo.testbed import SuppliedTrees
 
     trees = SuppliedTrees()

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from combo.catalogue import catalogue
 from combo.cli import main
 from combo.errors import ResourceMissing
-from combo.features import layers
+from combo.analysis import layers
 
 
 @pytest.fixture

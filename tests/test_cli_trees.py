@@ -4,7 +4,7 @@ from click.testing import CliRunner
 from testutil import write_text
 
 from combo.cli import main
-from combo.features import supplied
+from combo.analysis import supplied
 from combo.testbed import SuppliedTrees
 
 
@@ -51,7 +51,7 @@ def test_supplied_trees_reach_worker_processes(tmp_path):
     import numpy as np
 
     from combo.cli import _load_testbed
-    from combo.features.trees import Tree
+    from combo.analysis.trees import Tree
     from combo.scoring import score_testbed
 
     tb = _load_testbed("example")

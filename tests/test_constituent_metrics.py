@@ -8,11 +8,11 @@ import pytest
 
 from combo import get_metric
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers
-from combo.features.kernels import TreeKernel
-from combo.features.layers import annotate
-from combo.features.ngrams import pair_matches
-from combo.features.trees import Tree, from_chunks, parse_bracketed, variant
+from combo.analysis import layers
+from combo.analysis.kernels import TreeKernel
+from combo.analysis.layers import annotate
+from combo.analysis.ngrams import pair_matches
+from combo.analysis.trees import Tree, from_chunks, parse_bracketed, variant
 from combo.metrics.constituent import SubtreeCounts, preorder_children, stm_from_counts, subtree_ends
 
 pytest.importorskip("textblob")

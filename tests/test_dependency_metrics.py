@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers
-from combo.features.kernels import TreeKernel, sst, tree_edit_distance
-from combo.features.layers import DependencyParse, annotate
-from combo.features.trees import from_dependencies, parse_bracketed, read_conllu, variant
+from combo.analysis import layers
+from combo.analysis.kernels import TreeKernel, sst, tree_edit_distance
+from combo.analysis.layers import DependencyParse, annotate
+from combo.analysis.trees import from_dependencies, parse_bracketed, read_conllu, variant
 from combo.metrics.dependency import (
     chain_counts, dependency_trees, hwcm_scores, parse_of_tree, relation_items, relation_overlaps, token_table,
 )

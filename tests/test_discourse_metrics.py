@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from combo.errors import InputError, OptionError
-from combo.features.kernels import TreeKernel
-from combo.features.supplied import supply_tree_files, using_trees
-from combo.features.trees import VARIANTS, parse_bracketed, read_bracketed, variant
+from combo.analysis.kernels import TreeKernel
+from combo.analysis.supplied import supply_tree_files, using_trees
+from combo.analysis.trees import VARIANTS, parse_bracketed, read_bracketed, variant
 from combo.metrics.registry import get_metric, metric_class
 from combo.testbed import SuppliedTrees
 

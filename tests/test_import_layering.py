@@ -15,7 +15,7 @@ LAYERS = [
     ("execution", ["combo.parallel", "combo.dask_backend"]),
     ("testbed", ["combo.testbed"]),
     ("io", ["combo.io"]),
-    ("analysis", ["combo.features"]),
+    ("analysis", ["combo.analysis"]),
     ("metrics", ["combo.metrics", "combo.catalogue"]),
     ("scoring", ["combo.scoring"]),
     ("meta", ["combo.meta"]),

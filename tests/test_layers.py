@@ -3,9 +3,9 @@
 import pytest
 
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers, supplied
-from combo.features.layers import DependencyParse, ShallowParse, annotate
-from combo.features.trees import parse_bracketed
+from combo.analysis import layers, supplied
+from combo.analysis.layers import DependencyParse, ShallowParse, annotate
+from combo.analysis.trees import parse_bracketed
 
 
 @pytest.fixture

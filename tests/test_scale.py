@@ -175,7 +175,7 @@ def _reference_sets_by_dict(ref_ptr, ref_ids):
 
 
 def test_vectorised_reference_sets_equal_the_definition():
-    from combo.features.ngrams import reference_sets
+    from combo.analysis.ngrams import reference_sets
 
     rng = np.random.default_rng(7)
     for _ in range(200):

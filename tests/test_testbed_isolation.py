@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from combo.errors import InputError
-from combo.features import layers
-from combo.features.supplied import trees_in_use, using_trees
+from combo.analysis import layers
+from combo.analysis.supplied import trees_in_use, using_trees
 from combo.metrics.registry import get_metric
 from combo.scoring import score_testbed
 from combo.testbed import Segment, Testbed

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from combo.cli import main
 from combo.errors import InputError, OptionError
-from combo.features import layers
-from combo.features.supplied import supply_tree_files
+from combo.analysis import layers
+from combo.analysis.supplied import supply_tree_files
 from combo.io import READER_OPTIONS, load_testbed
 from combo.metrics.registry import get_metric
 from combo.options import Option, parse_options

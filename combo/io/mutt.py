@@ -50,7 +50,7 @@ CORRUPTION_KINDS = {
     "near_syms": "meaning-preserving",
     "det_sub": "meaning-preserving",
     "shuffled": "fluency-disrupting",
-    # SICK+ (Boag et al. 2016): generated from sentences, see combo.features.corruptions
+    # SICK+ (Boag et al. 2016): generated from sentences, see combo.analysis.corruptions
     "dup_pp": "fluency-disrupting",
     "rm_pp_head": "fluency-disrupting",
     "reorder_chunks": "fluency-disrupting",

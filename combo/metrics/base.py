@@ -323,11 +323,11 @@ class Metric:
 
 @contextmanager
 def analysis_scope() -> Iterator[None]:
-    """The analysis memo and tree numbering of one call (:func:`~combo.features.layers.analysis_memo`,
-    :func:`~combo.features.trees.tree_ids`), or those of the run already open: a metric called directly keeps
+    """The analysis memo and tree numbering of one call (:func:`~combo.analysis.layers.analysis_memo`,
+    :func:`~combo.analysis.trees.tree_ids`), or those of the run already open: a metric called directly keeps
     nothing in memory afterwards and its scores never depend on what the process scored before."""
-    from ..features.layers import analysis_memo
-    from ..features.trees import tree_ids
+    from ..analysis.layers import analysis_memo
+    from ..analysis.trees import tree_ids
 
     with analysis_memo(), tree_ids():
         yield
@@ -353,7 +353,7 @@ def analyser_versions(metric: Metric) -> str:
     model records. Empty for metrics of text alone."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from ..features.layers import LAYERS
+    from ..analysis.layers import LAYERS
 
     parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
                    if name in LAYERS and name not in ("tokens", "lowercase"))

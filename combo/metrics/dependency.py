@@ -13,7 +13,7 @@ the corpus score is the mean of the segment scores.
   incoming relation is t, ``sum_w min(#h, #r) / sum_w max(#h, #r)``; DP-Or(*)
   averages it over the relations present in either side.
 - ``dp-tk``: a normalised tree kernel (PTK by default, Moschitti 2006b) over
-  the dependency trees of :func:`combo.features.trees.from_dependencies`.
+  the dependency trees of :func:`combo.analysis.trees.from_dependencies`.
 - ``ted``: ``1 - TED / (|a| + |b|)``, Zhang & Shasha's (1989) unit-cost tree
   edit distance over the same trees.
 
@@ -33,11 +33,11 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InputError, OptionError
-from ..features.kernels import KERNELS, TreeKernel, ted_similarities
-from ..features.layers import DependencyParse, annotate, derive, get_layer
-from ..features.supplied import supplied_trees
-from ..features.ngrams import pair_matches
-from ..features.trees import VARIANTS, Tree, from_dependencies, variant
+from ..analysis.kernels import KERNELS, TreeKernel, ted_similarities
+from ..analysis.layers import DependencyParse, annotate, derive, get_layer
+from ..analysis.supplied import supplied_trees
+from ..analysis.ngrams import pair_matches
+from ..analysis.trees import VARIANTS, Tree, from_dependencies, variant
 from .base import Option
 from .pairwise_metric import PairwiseMetric
 from .registry import register
@@ -109,7 +109,7 @@ def parse_of_tree(tree: Tree) -> DependencyParse:
 
 def _not_dependency_tree(tree: Tree, why: str) -> InputError:
     return InputError(f"supplied dependency tree {tree!r} is not in the shape from_dependencies builds ({why})",
-                      fix="supply dependency trees read from CoNLL-U (combo.features.trees.read_conllu)")
+                      fix="supply dependency trees read from CoNLL-U (combo.analysis.trees.read_conllu)")
 
 
 def dependency_parses(texts: Sequence[str], parser: str) -> List[DependencyParse]:

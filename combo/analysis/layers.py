@@ -25,7 +25,7 @@ Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 The cache folder is ``$COMBO_CACHE_DIR`` if set (the empty string turns the
 disk cache off), else ``~/.cache/combo``; :func:`set_cache_dir` overrides both.
 Trees a user supplies from any parser belong to a test bed, not to this
-process: see :mod:`combo.features.supplied`.
+process: see :mod:`combo.analysis.supplied`.
 """
 
 from __future__ import annotations
