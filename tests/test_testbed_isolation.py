@@ -2,7 +2,8 @@
 
 Before supplied trees, analyses and tree label numbering were scoped, all three lived in module variables: a
 test bed without trees was scored with the trees of the one before, and a tree kernel's last digits depended on
-the labels the process had numbered before (8 of 80 cp-tk scores below differed from a fresh process).
+the labels the process had numbered before (8 of 80 cp-tk scores below differed from a fresh process). Word
+vectors were cached by path, so a vector file rewritten in place kept its old vectors.
 """
 
 import json
@@ -16,6 +17,7 @@ import pytest
 
 from combo.errors import InputError
 from combo.analysis import layers
+from combo.analysis.embeddings import load_vectors
 from combo.analysis.supplied import trees_in_use, using_trees
 from combo.metrics.registry import get_metric
 from combo.scoring import score_testbed
@@ -73,6 +75,18 @@ def test_no_analysis_is_held_in_memory_after_a_run(monkeypatch):
     assert calls == [2]
     score_testbed(tb, ["cp-stm"])
     assert calls == [2, 2]  # the second run analysed again: the first kept nothing in memory
+
+
+def test_a_vector_file_rewritten_in_place_is_read_again(tmp_path):
+    """Word vectors are loaded once per file version, not once per path (a notebook that rewrites its file)."""
+    path = tmp_path / "vectors.txt"
+    path.write_text("cat 1 0\ndog 0 1\n", encoding="utf-8")
+    first = load_vectors(str(path))
+    assert load_vectors(str(path)) is first  # unchanged: loaded once
+    path.write_text("cat 0 1\ndog 1 0\nbird 1 1\n", encoding="utf-8")
+    second = load_vectors(str(path))
+    assert (len(first), len(second)) == (2, 3)
+    np.testing.assert_array_equal(second.vectors[second.index["cat"]], [0.0, 1.0])
 
 
 _FRESH_PROCESS = """
