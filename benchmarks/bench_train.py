@@ -69,7 +69,8 @@ def main(argv=None):
     from threadpoolctl import threadpool_limits
 
     from combo import score_testbed
-    from combo.combine.learn import DEFAULT_CS, TrainOptions, _features, fit_model, fit_ranges, training_data
+    from combo.combine.learn import DEFAULT_CS, TrainOptions, _features, fit_model, training_data
+    from combo.combine.ulc import fit_minmax
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 
     os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
@@ -85,7 +86,8 @@ def main(argv=None):
         combo_times.append(time.perf_counter() - t)
 
     # scikit-learn gets the very features combo trained on (min-max per language pair, error rates flipped)
-    _, _, per_pair = fit_ranges(data.scores, data.norm_group)
+    norm, _ = fit_minmax(data.scores, data.higher_is_better, data.norm_group)
+    per_pair = {g: (norm.lo[:, k], norm.hi[:, k]) for k, g in enumerate(norm.groups)}
     X = _features(data.scores, data.norm_group, per_pair, data.higher_is_better)
     pairs, groups = data.pairs.as_array(), data.pairs.segment
     ours, c_combo = float(np.median(combo_times)), model.training["estimator"]["C"]

@@ -1,4 +1,4 @@
-"""The metric catalogue, generated from the registry (never kept by hand).
+"""The metric catalogue, generated from the registry and the named sets (never kept by hand).
 
 ``combo metrics`` prints it; ``docs/catalogue.md`` is its Markdown rendering.
 """
@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Dict, List
+import textwrap
+from typing import Dict, List, Optional
 
-from .errors import ResourceMissing
+from .errors import OptionError, ResourceMissing
 from .metrics.registry import list_metrics, metric_class
+from .metrics.sets import SETS, unavailable_members
+
+#: What :func:`render` writes (``combo metrics --format``).
+FORMATS = ("table", "json", "markdown")
 
 
 def catalogue() -> List[Dict[str, object]]:
@@ -44,14 +49,38 @@ def catalogue() -> List[Dict[str, object]]:
     return rows
 
 
+def set_catalogue() -> List[Dict[str, object]]:
+    """One record per named metric set (combo.metrics.sets): name, size, members, resources, availability here."""
+    rows = []
+    for metric_set in SETS.values():
+        missing = unavailable_members(metric_set)
+        resources = []
+        for spec in metric_set.members:
+            resources += [r for r in metric_class(spec.partition(":")[0]).resources if r not in resources]
+        rows.append({
+            "name": "@" + metric_set.name,
+            "size": len(metric_set.members),
+            "members": list(metric_set.members),
+            "resources": resources,
+            "description": metric_set.description,
+            "available": not missing,
+            "unavailable": {m: str(err) for m, err in missing.items()},
+        })
+    return rows
+
+
 def _languages(row: Dict[str, object]) -> str:
     return ", ".join(row["languages"]) or "any"
 
 
-def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
-    """Render the catalogue as a text table, JSON or Markdown."""
+def render(rows: List[Dict[str, object]], fmt: str = "table", sets: Optional[List[Dict[str, object]]] = None) -> str:
+    """Render the catalogue (and the named sets, default :func:`set_catalogue`) as a text table, JSON or Markdown
+    (``fmt`` one of :data:`FORMATS`)."""
+    if fmt not in FORMATS:
+        raise OptionError(f"unknown catalogue format {fmt!r}; choose one of {list(FORMATS)}")
+    sets = set_catalogue() if sets is None else sets
     if fmt == "json":
-        return json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+        return json.dumps({"metrics": rows, "sets": sets}, indent=1, ensure_ascii=False) + "\n"
     if fmt == "markdown":
         out = ["# Metric catalogue", "",
                "Generated from the registry by `combo metrics --format markdown`; do not edit by hand.", "",
@@ -64,6 +93,14 @@ def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
             out.append(f"| `{r['name']}` | {r['family']} | {'higher' if r['higher_is_better'] else 'lower'} "
                        f"| {r['range']} | {_languages(r)} | {', '.join(r['resources']) or '-'} | {opts} "
                        f"| {r['citation']} |")
+        out += ["", "## Metric sets", "",
+                "`-m @NAME` anywhere a metric goes gives every member (`combo.metrics.sets`); a member whose "
+                "resource is missing is an error naming it, unless `-m @NAME:available` (the others are scored "
+                "and the left-out ones counted in a note).", "",
+                "| set | size | members | resources | what for |", "|---|---|---|---|---|"]
+        for r in sets:
+            out.append(f"| `{r['name']}` | {r['size']} | {', '.join(r['members'])} "
+                       f"| {', '.join(r['resources']) or '-'} | {r['description']} |")
         return "\n".join(out) + "\n"
     width = max((len(str(r["name"])) for r in rows), default=6) + 2
     fam = max((len(str(r["family"])) for r in rows), default=6) + 2
@@ -73,4 +110,11 @@ def render(rows: List[Dict[str, object]], fmt: str = "table") -> str:
         out.append(f"{r['name']:<{width}}{r['family']:<{fam}}{'higher' if r['higher_is_better'] else 'lower':<8}"
                    f"{r['range']:<12}{_languages(r):<11}{'yes' if r['available'] else 'no':<11}"
                    f"{', '.join(r['resources']) or '-'}")
+    out += ["", "metric sets (-m @NAME; -m @NAME:available leaves out what is missing here):"]
+    name = max((len(str(r["name"])) for r in sets), default=4) + 2
+    for r in sets:
+        state = "yes" if r["available"] else f"no: {len(r['unavailable'])} missing ({', '.join(r['unavailable'])})"
+        out.append(f"{r['name']:<{name}}{r['size']:>3} metrics  available: {state}")
+        out += textwrap.wrap(", ".join(r["members"]), 100, initial_indent=" " * (name + 3),
+                             subsequent_indent=" " * (name + 3), break_on_hyphens=False)
     return "\n".join(out) + "\n"

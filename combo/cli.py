@@ -19,10 +19,25 @@ import click
 from ._version import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.text import write_text_atomic
-from .evaluate import CRITERIA, CRITERION_ALIASES  # "kendall" stays accepted: the old name of wmt_kendall
+from .evaluate import CRITERION_ALIASES, CRITERION_NAMES  # "kendall": the old name of wmt_kendall
 from .metrics.registry import is_model_file
+from .metrics.sets import SEARCH, expand_metric_sets, training_default
+# The values of every choice option, read from the module that implements them.
+from .catalogue import FORMATS as CATALOGUE_FORMATS
+from .metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS
+from .meta.queen import TRIPLES
+from .combine.search import STRATEGIES
+from .evaluate import SCHEMES
+from .testbed import TREE_KINDS
+from .io.mutt import TRIAL_SETS
+from .meta.likeness import KING_TIES
+from .metric_unit_tests import SCHEMES as UNIT_TEST_SCHEMES
+from .meta.pairwise import TIE_RULES, VARIANTS as KENDALL_VARIANTS
+from .parallel import BACKENDS
+from .scoring import LEVELS
 
 EXAMPLE = "example"
+SAMPLE = "dstc7-sample"  # the bundled slice of real data (combo/data/README.md)
 
 
 def example_path() -> Path:
@@ -32,8 +47,9 @@ def example_path() -> Path:
 
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
     from .io import load_testbed
+    from .io.fetch import sample_path
 
-    path = example_path() if spec == EXAMPLE else Path(spec)
+    path = example_path() if spec == EXAMPLE else sample_path() if spec == SAMPLE else Path(spec)
     from .options import split_key_values
 
     kwargs = split_key_values("--testbed-option", options)
@@ -76,7 +92,7 @@ def testbed_options(func):
     func = click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
                         help="Language of the candidates and references (ISO 639-1, e.g. de), overriding what "
                              "the reader knows; metrics that cannot read it are refused. 'any': no check.")(func)
-    func = click.option("--trees", type=(click.Choice(["constituents", "dependencies", "discourse"]),
+    func = click.option("--trees", type=(click.Choice(TREE_KINDS),
                                          click.Path(dir_okay=False), click.Path(dir_okay=False)),
                         multiple=True, expose_value=False, callback=_supply_trees,
                         metavar="KIND TEXTS TREES",
@@ -87,7 +103,7 @@ def testbed_options(func):
     func = click.option("--lp", default=None, help="Language pair, for folders holding several (e.g. de-en).")(func)
     func = click.option("--testbed", "testbed_path", required=True,
                         help="A .jsonl file, a supported folder layout (see docs/testbeds.md), "
-                             "or 'example' (bundled).")(func)
+                             "or a bundled one: 'dstc7-sample' (real DSTC7 data) or 'example'.")(func)
     return func
 
 
@@ -201,7 +217,7 @@ def scale_options(func):
     """``--memory``, ``--backend`` and ``--scheduler``: the bounds and the place of large runs (docs/scale.md)."""
     func = click.option("--scheduler", default=None, expose_value=False, is_eager=False, callback=_set_backend,
                         metavar="ADDRESS", help="Dask scheduler address for --backend dask (tcp://host:8786).")(func)
-    func = click.option("--backend", type=click.Choice(["local", "dask"]), default=None, expose_value=False,
+    func = click.option("--backend", type=click.Choice(BACKENDS), default=None, expose_value=False,
                         callback=_set_backend,
                         help="Run metrics and chunks of KING segments on local processes (--jobs) or on "
                              "a Dask cluster (needs --scheduler; pip install 'combo-eval[dask]').")(func)
@@ -215,7 +231,7 @@ def scale_options(func):
 @testbed_options
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
               help="Metric names, repeatable; options as name:key=value,key=value.")
-@click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
+@click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
@@ -244,8 +260,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
             click.echo(f"# {name}: {sig}" + (f"|{where[name]}" if where.get(name) else ""), err=True)
 
 
-SEARCH_METRICS = ("bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "wer", "per", "rouge-1",
-                  "rouge-2", "rouge-l", "rouge-w", "rouge-su", "meteor", "gtm", "gtm:e=2", "cider")
+SEARCH_METRICS = SEARCH  # the @search set (combo.metrics.sets): combo search's and combo report's default
 
 
 def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
@@ -301,13 +316,14 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if needs_refs == "auto":  # combo report: KING and ORANGE when every segment has enough references
         needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
     explicit = bool(metrics)
-    specs = _metric_list(metrics) if explicit else list(SEARCH_METRICS)
+    set_notes: List[str] = []
+    specs = expand_metric_sets(_metric_list(metrics), set_notes) if explicit else list(SEARCH_METRICS)
     specs, missing = _available(specs)
     if missing and explicit:
         from .scoring import resolve_metric
         for spec in missing:
             resolve_metric(spec).check_resources()  # raises the precise error
-    notes = [f"left out (resource missing here): {', '.join(missing)}"] if missing else []
+    notes = set_notes + ([f"left out (resource missing here): {', '.join(missing)}"] if missing else [])
     if not explicit:
         specs, foreign = _readable(specs, [tb])
         if foreign:
@@ -346,8 +362,9 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
 
 def search_options(func):
     options = [
-        click.option("--metrics", "-m", multiple=True, help="Candidate metrics (default: the lexical set)."),
-        click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]),
+        click.option("--metrics", "-m", multiple=True,
+                     help="Candidate metrics or sets such as @lexical (default: @search)."),
+        click.option("--triples", type=click.Choice(TRIPLES),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
                      help="Skip (and count) segments with fewer references."),
@@ -355,11 +372,11 @@ def search_options(func):
                      help="Cap references per segment with a seeded sample (DSTC7 has up to 1,009)."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
-        click.option("--kendall-variant", type=click.Choice(["wmt12", "wmt13", "wmt14", "darr"]), default="wmt12",
+        click.option("--kendall-variant", type=click.Choice(tuple(KENDALL_VARIANTS)), default="wmt12",
                      show_default=True),
-        click.option("--kendall-ties", type=click.Choice(["discordant", "excluded", "counted"]), default=None,
+        click.option("--kendall-ties", type=click.Choice(TIE_RULES), default=None,
                      help="Override the variant's metric-tie rule."),
-        click.option("--king-ties", type=click.Choice(["count", "half", "strict"]), default="count",
+        click.option("--king-ties", type=click.Choice(KING_TIES), default="count",
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True),
@@ -379,13 +396,13 @@ def search_options(func):
 
 @main.command()
 @search_options
-@click.option("--criterion", type=click.Choice(list(CRITERIA) + list(CRITERION_ALIASES)), default="king",
+@click.option("--criterion", type=click.Choice(CRITERION_NAMES), default="king",
               show_default=True, callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
               help="wmt_kendall: WMT's Kendall-like tau over human preferences (kendall, its old name, still works); "
                    "mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
-@click.option("--scheme", type=click.Choice(["queen", "ulc", "mean-rank"]), default=None,
+@click.option("--scheme", type=click.Choice(SCHEMES), default=None,
               help="Combination (default: queen for king/orange, ulc otherwise).")
-@click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
+@click.option("--strategy", type=click.Choice(STRATEGIES),
               default="greedy", show_default=True)
 @click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
@@ -417,6 +434,10 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                            "randomness": {"seed": seed, "max_refs": max_refs,
                                           "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
+    if criterion == "king":  # what ties with the best system output add to the figure (read with it)
+        from .evaluate import king_ties as tie_split
+
+        result.details["king_tie_split"] = tie_split(ev, result.selected)
     if fmt == "json":
         text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
@@ -426,6 +447,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                  f"quality: {_fmt(result.quality)}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {'yes' if result.beats_best_single else 'no'}",
+                 *_king_in_words(result, king_ties),
                  "trace:"]
         for step in result.trace:
             lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}  "
@@ -435,6 +457,24 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
     write_output(text, out)
     _write_report(page, report_path)
+
+
+def _king_in_words(result, rule: str) -> List[str]:
+    """What a KING figure says, and how much of it comes from ties with the best system output."""
+    t = result.details.get("king_tie_split")
+    if not t:
+        return []
+    chosen = "{" + ", ".join(result.selected) + "}"
+    lines = [f"in words: averaged over {t['segments']} segments, the share of held-out human references that "
+             f"QUEEN over {chosen} scores at least as high as every system output ({_fmt(result.quality)}; "
+             "1 = the human text always looks most human-like)"]
+    if t["ties"]:
+        lines.append(f"ties: {t['ties']} of the {t['references']} references count only by tying with the best "
+                     f"system output (--king-ties {rule}); not counting ties (--king-ties strict), {chosen} "
+                     f"scores {_fmt(t['king_strict'])}" if rule == "count" else
+                     f"ties: {t['ties']} of the {t['references']} references tie with the best system output, "
+                     f"counted {'1/2' if rule == 'half' else '0'} each (--king-ties {rule})")
+    return lines
 
 
 @main.command()
@@ -508,7 +548,7 @@ def _check_report_possible(report_path: Optional[str]) -> None:
 def _report_page(ev, metrics, table, notes, seed, **inputs) -> str:
     from .report import ReportInputs, build_report, tuned_weights
 
-    tuned = tuned_weights(_metric_list(metrics), table.metrics) if metrics else {}
+    tuned = tuned_weights(expand_metric_sets(_metric_list(metrics)), table.metrics) if metrics else {}
     program = Path(sys.argv[0]).name if sys.argv else ""
     command = "combo " + " ".join(sys.argv[1:]) if program in ("combo", "cli.py", "__main__.py") else ""
     return build_report(ev, ReportInputs(seed=seed, notes=notes, tuned=tuned, command=command, **inputs))
@@ -538,17 +578,17 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 
 @main.command()
 @testbed_options
-@click.option("--metrics", "-m", multiple=True, help="Metrics (default: the lexical set of combo search).")
+@click.option("--metrics", "-m", multiple=True, help="Metrics or sets such as @lexical (default: @search).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--criteria", default=None,
               help="Comma-separated criteria (default: every one the test bed supports).")
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
 @click.option("--search", "search_criterion", default=None,
-              type=click.Choice(["king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq", "kendall"]),
+              type=click.Choice(CRITERION_NAMES),
               callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
               help="Also search the optimal metric set under this criterion and show its trace.")
-@click.option("--strategy", type=click.Choice(["greedy", "beam", "forward-backward", "exhaustive"]),
+@click.option("--strategy", type=click.Choice(STRATEGIES),
               default="greedy", show_default=True, help="Search strategy (with --search).")
 @click.option("--mutt", "mutt", default=None, type=click.Path(exists=True, file_okay=False), metavar="CORRUPTIONS",
               help="Also run the MUTT unit tests of this corruptions folder and show their accuracy heatmap.")
@@ -557,7 +597,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
 @click.option("--worst", type=int, default=5, show_default=True, help="Worst-scored segments shown per metric.")
-@click.option("--triples", type=click.Choice(["distinct", "pair-distinct", "independent"]), default="distinct",
+@click.option("--triples", type=click.Choice(TRIPLES), default="distinct",
               show_default=True, help="QUEEN's reference-triple convention.")
 @click.option("--min-refs", type=int, default=None, help="Skip (and count) segments with fewer references.")
 @click.option("--max-refs", type=int, default=None, help="Cap references per segment with a seeded sample.")
@@ -632,7 +672,7 @@ def _json_default(obj):
 
 
 @main.command(name="metrics")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "markdown"]), default="table",
+@click.option("--format", "fmt", type=click.Choice(CATALOGUE_FORMATS), default="table",
               show_default=True)
 def metrics_cmd(fmt: str) -> None:
     """List every metric with its family, range, resources and availability here."""
@@ -759,23 +799,24 @@ def _train_report(data, cv, options) -> dict:
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", multiple=True,
-              help="Feature metrics, repeatable; options as name:key=value (default: the lexical set of search).")
-@click.option("--method", type=click.Choice(["pairwise-lr", "regression", "ulc"]), default="pairwise-lr",
+              help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them), repeatable; "
+                   "options as name:key=value (default: @heterogeneous if installed, else @lexical).")
+@click.option("--method", type=click.Choice(METHOD_NAMES), default="pairwise-lr",
               show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
-@click.option("--regressor", type=click.Choice(["ridge", "svr"]), default="ridge", show_default=True,
+@click.option("--regressor", type=click.Choice(REGRESSORS), default="ridge", show_default=True,
               help="Learner of --method regression.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write (JSON).")
 @click.option("--name", default=None, help="Model name recorded in the file (default: the file name stem).")
-@click.option("--judgments", type=click.Choice(["auto", "rankings", "scores"]), default="auto", show_default=True,
+@click.option("--judgments", type=click.Choice(JUDGMENTS), default="auto", show_default=True,
               help="Train on relative rankings or absolute scores (auto: rankings when present).")
 @click.option("--min-diff", type=float, default=None,
               help="Absolute scores: a pair needs a larger difference (default 25% of the score range; DARR: 25).")
 @click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
-@click.option("--normalise", type=click.Choice(["testbed", "group", "all"]), default="testbed", show_default=True,
+@click.option("--normalise", type=click.Choice(NORMALISE), default="testbed", show_default=True,
               help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
 @click.option("--folds", type=int, default=10, show_default=True,
               help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
-@click.option("--cv", "cv_by", type=click.Choice(["segment", "testbed"]), default="segment", show_default=True,
+@click.option("--cv", "cv_by", type=click.Choice(CV_BY), default="segment", show_default=True,
               help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
 @click.option("--inner-folds", type=int, default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set.")
@@ -798,12 +839,15 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     if len(set(lps)) != len(lps) or "" in lps:
         raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. cs-en,de-en)")
     testbeds = [_load_testbed(testbed_path, x, testbed_options) for x in lps]
-    specs = _metric_list(metrics) if metrics else list(SEARCH_METRICS)
+    set_notes: List[str] = []
+    if metrics:
+        given = _metric_list(metrics)
+        metric_set = ", ".join(m for m in given if m.startswith("@")) or None
+        specs = expand_metric_sets(given, set_notes)
+    else:  # @heterogeneous where its extras are installed, else what @lexical can read (combo.metrics.sets)
+        metric_set, specs, set_notes = training_default([tb.target_language for tb in testbeds])
     if any(is_model_file(spec) for spec in specs):
         raise OptionError("a tuned metric (model file) cannot be a feature of another model")
-    if not metrics:  # the default set: what is installed and reads the test beds' language
-        specs, _ = _available(specs)
-        specs, _ = _readable(specs, testbeds)
     options = TrainOptions(method=method, regressor=regressor, inner_folds=inner_folds,
                            name=name or Path(out).stem)
     options.check()
@@ -818,6 +862,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     cv = cross_validate(data, options, folds, by=cv_by) if folds else None
     model = fit_model(data, options)
+    model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
     report = _train_report(data, cv, options)
     from .metrics.tuned import save_text
 
@@ -829,7 +874,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                "training": data.sources[0] if len(testbeds) == 1 else data.sources,
                "chosen": {k: est[k] for k in ("C", "alpha") if k in est},
                "weights": dict(zip(model.specs, model.weights.tolist())), "bias": model.bias,
-               "cross_validation": report}
+               "metric_set": model.training["metric_set"], "cross_validation": report}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
     else:
         chosen = ", ".join(f"{k} = {est[k]:g}" for k in ("C", "alpha") if k in est)
@@ -847,6 +892,10 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                          + (f"; {chosen}" if chosen and len(testbeds) == 1 else ""))
         if chosen and len(testbeds) > 1:
             lines.append(f"one model on all {len(testbeds)} test beds; {chosen}")
+        if metric_set:
+            lines.append(f"features: {metric_set}, {len(model.specs)} metrics"
+                         + (" (the default)" if not metrics else ""))
+        lines += [f"note: {n}" for n in set_notes]
         lines.append(f"model written to {out}")
         if cv is not None:
             how = ("leaving one test bed out" if cv.by == "testbed"
@@ -900,7 +949,7 @@ class _ManyValuesCommand(click.Command):
               help="Hypothesis file(s), one segment per line; one per system.")
 @click.option("--refs", multiple=True, required=True, type=click.Path(dir_okay=False),
               help="Reference file(s), one segment per line each (several files: several references).")
-@click.option("--level", type=click.Choice(["system", "segment"]), default="system", show_default=True)
+@click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
@@ -956,9 +1005,9 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
               help="Flickr8k folder: the FLICKR trials get their image's five captions as references.")
 @click.option("--metrics", "-m", multiple=True, default=("bleu", "meteor", "cider", "ter"), show_default=True,
               help="Metric specs or model files (repeat, or comma-separate).")
-@click.option("--scheme", type=click.Choice(["ulc"]), default=None, help="Also test the ULC of the metrics.")
+@click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
 @click.option("--references", type=int, default=None, help="At most this many references per trial (seeded sample).")
-@click.option("--trials", type=click.Choice(["flickr", "all"]), default="flickr", show_default=True,
+@click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
               help="flickr: the trials with references (others counted); all: every trial must have references.")
 @click.option("--fluency/--no-fluency", default=True, show_default=True,
               help="Add the SICK+ fluency corruptions generated from the trials' sentences (shallow parser).")

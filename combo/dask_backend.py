@@ -27,7 +27,9 @@ def _client(cfg):
     try:
         from distributed import Client
     except ImportError:
-        raise ResourceMissing("dask.distributed", "pip install 'combo-eval[dask]'") from None
+        from .extras import install_hint
+
+        raise ResourceMissing("dask.distributed", install_hint("dask")) from None
     try:
         return Client(cfg.scheduler, timeout=cfg.timeout, set_as_default=False)
     except (OSError, TimeoutError) as err:

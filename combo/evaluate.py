@@ -34,6 +34,8 @@ CRITERIA = ("king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "ac
             "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23", "mutt")
 #: Old criterion names still accepted: ``kendall`` was WMT's Kendall-like tau (not tau-b, which is ``seg_kendall``).
 CRITERION_ALIASES = {"kendall": "wmt_kendall"}
+#: Every name a criterion option accepts: the criteria and their old names.
+CRITERION_NAMES = CRITERIA + tuple(CRITERION_ALIASES)
 #: The WMT23 metrics task's statistics (Freitag et al. 2023; :mod:`combo.meta.wmt23`), over absolute scores.
 WMT23_CRITERIA = ("seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
 SCHEMES = ("queen", "ulc", "mean-rank")
@@ -489,6 +491,24 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     return SetSearch([names[m] for m in res.selected], sign * res.quality,
                      (names[res.best_single[0]], sign * res.best_single[1]), trace, criterion, scheme, strategy,
                      res.evaluations)
+
+
+def king_ties(evaluator: MetaEvaluator, metrics: Sequence[str]) -> Dict[str, float]:
+    """What ties with the best candidate add to KING of ``metrics`` (with QUEEN): the references counted,
+    those counted human-like only through such a tie, and KING with ties counted (the paper's ``>=``) and not
+    (``strict``). A metric that cannot tell texts apart gets KING 1 from ties alone (Amigó et al. 2005)."""
+    subset = [evaluator.table.metrics.index(m) for m in metrics]
+    segs = _SubsetSegments(evaluator._need_refs("KING"), subset, evaluator._automatic_rows())
+    out: Dict[str, float] = {}
+    for rule in ("count", "strict"):
+        res = king(segs, evaluator.triples, higher_is_better=evaluator.hib[subset], ties=rule,
+                   held_out=evaluator.held_out, seed=evaluator.seed, memory=evaluator.budget, jobs=evaluator.jobs)
+        out[f"king_{rule}"] = res.value
+    used = [s for s in res.segments if s is not None]
+    out["references"] = int(sum(len(s.human_like) for s in used))
+    out["ties"] = int(res.ties)
+    out["segments"] = len(used)
+    return out
 
 
 # -- every metric and combination under several criteria (combo evaluate, combo report) ----------------------

@@ -17,6 +17,9 @@ import numpy as np
 from .errors import InputError, OptionError
 from .meta.mutt import UnitTestResult, segment_pairs, unit_test_accuracy
 
+#: Combinations the unit tests can add to the metrics (``run_unit_tests(scheme=...)``).
+SCHEMES = ("ulc",)
+
 
 def fluency_trials(trials: Sequence, seed: int = 0, corruptions: Optional[Sequence[str]] = None):
     """SICK+ fluency trials (Boag et al. 2016) from the distinct original sentences of ``trials``.
@@ -77,8 +80,8 @@ def run_unit_tests(trials: Sequence, metrics: Sequence, references: Optional[int
     from .io.mutt import mutt_testbed, sample_references
     from .scoring import score_testbed
 
-    if scheme not in (None, "ulc"):
-        raise OptionError(f"unknown scheme {scheme!r} for unit tests; use 'ulc' (or none)")
+    if scheme is not None and scheme not in SCHEMES:
+        raise OptionError(f"unknown scheme {scheme!r} for unit tests; use one of {list(SCHEMES)} (or none)")
     if not metrics:
         raise OptionError("no metric to test")
     trials = list(trials)
@@ -110,4 +113,4 @@ def run_unit_tests(trials: Sequence, metrics: Sequence, references: Optional[int
     return UnitTestResult(names, order, {c: kinds[c] for c in order}, counts, references, seed, signatures, notes)
 
 
-__all__ = ["fluency_trials", "run_unit_tests"]
+__all__ = ["SCHEMES", "fluency_trials", "run_unit_tests"]

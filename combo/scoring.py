@@ -26,9 +26,12 @@ from .analysis.trees import tree_ids
 from .errors import InputError, OptionError
 from .metrics.base import Candidates, Metric, Rows, TextIndex, analyser_versions
 from .metrics.registry import get_metric, is_model_file
+from .metrics.sets import expand_metric_sets
 from .testbed import SuppliedTrees, Testbed
 
 MetricLike = Union[str, Metric]
+#: The levels a score table reports: corpus scores per system, or one score per candidate.
+LEVELS = ("system", "segment")
 
 
 @dataclass
@@ -61,7 +64,9 @@ class ScoreTable:
         return {s: float(v) for s, v in zip(self.systems, self.system[m])}
 
     def to_records(self, level: str = "system") -> List[Dict[str, object]]:
-        """Rows as dicts: per system, or per (system, segment)."""
+        """Rows as dicts: per system, or per (system, segment) (``level`` one of :data:`LEVELS`)."""
+        if level not in LEVELS:
+            raise OptionError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
         if level == "system":
             return [{"system": s, **{m: float(self.system[j, i]) for j, m in enumerate(self.metrics)}}
                     for i, s in enumerate(self.systems)]
@@ -87,13 +92,14 @@ class ScoreTable:
                        meta["testbed"], meta["metadata"])
 
     def to_dataframe(self, level: str = "segment"):
-        """A pandas DataFrame (pandas is optional: ``pip install pandas``)."""
+        """A pandas DataFrame (pandas is optional: ``pip install 'combo-eval[pandas]'``)."""
         try:
             import pandas as pd
         except ImportError:
             from .errors import ResourceMissing
+            from .extras import install_hint
 
-            raise ResourceMissing("pandas", "pip install pandas") from None
+            raise ResourceMissing("pandas", install_hint("pandas")) from None
         return pd.DataFrame.from_records(self.to_records(level))
 
     def to_json(self) -> str:
@@ -289,7 +295,8 @@ def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = F
 
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
                   jobs: int = 1, progress: bool = False, cache_dir=None, memory=None) -> ScoreTable:
-    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"`` or instances).
+    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"``, named sets like
+    ``"@lexical"`` (combo.metrics.sets; notes on left-out members in ``table.metadata["notes"]``) or instances).
 
     With ``cache_dir``, each metric's scores are stored under a key made of the
     test bed's texts and the metric's signature, and reused on the next run.
@@ -299,6 +306,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     from .budget import Budget
 
     chunk = Budget.of(memory).pair_chunk()
+    metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics)
     if not all(m.row_keyed for m in instances):
         check_references(testbed)
@@ -320,8 +328,21 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
 
     _run(testbed, [(instances[k], rows.texts, rows, row_system, n_sys, None, chunk) for k in todo], jobs, progress,
          on_result=done)
-    return _table(testbed, metrics, instances, systems, row_system, row_segment,
-                  [results[k] for k in range(len(instances))], signatures)
+    return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
+                              [results[k] for k in range(len(instances))], signatures), set_notes)
+
+
+def _expand_sets(metrics: Sequence[MetricLike]) -> Tuple[List[MetricLike], List[str]]:
+    """``metrics`` with each named set (``@lexical``, ``@heterogeneous``: combo.metrics.sets) replaced by its
+    members, and the notes on members ``@set:available`` left out."""
+    notes: List[str] = []
+    return expand_metric_sets(metrics, notes), notes
+
+
+def _with_notes(table: ScoreTable, notes: List[str]) -> ScoreTable:
+    if notes:
+        table.metadata["notes"] = notes
+    return table
 
 
 def analysis_provenance(metric: Metric, trees: Optional[SuppliedTrees] = None) -> str:
@@ -620,6 +641,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     from .budget import Budget
 
     chunk = Budget.of(memory).pair_chunk()
+    metrics = _expand_sets(metrics)[0]
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
@@ -653,6 +675,7 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
     from .budget import Budget
 
     chunk = Budget.of(memory).pair_chunk()
+    metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics, pairs=True)
     check_references(testbed)
     systems = list(testbed.systems)
@@ -688,5 +711,5 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
             pair_cache.put(instances[k], r["pairs"])
 
     _run(testbed, tasks, jobs, progress, on_result=done)
-    table = _table(testbed, metrics, instances, systems, row_system, row_segment, row_results)
+    table = _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment, row_results), set_notes)
     return table, _reference_table(plan, metrics, instances, values, max_refs, seed)

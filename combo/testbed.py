@@ -72,6 +72,7 @@ class Preference:
     block: Optional[int] = None
 
 
+#: The tree families trees can be supplied for (``--trees KIND TEXTS TREES``).
 TREE_KINDS = ("constituents", "dependencies", "discourse")
 
 
@@ -94,7 +95,7 @@ class SuppliedTrees:
     def add(self, kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
         """Attach ``trees[i]`` as the ``kind`` tree of ``texts[i]``; returns how many."""
         if kind not in TREE_KINDS:
-            raise OptionError(f"supplied trees: kind {kind!r} must be constituents, dependencies or discourse")
+            raise OptionError(f"supplied trees: kind {kind!r} must be one of {', '.join(TREE_KINDS)}")
         if len(texts) != len(trees):
             raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
                              fix="give one tree per line of the text file, in the same order")

@@ -22,7 +22,7 @@ import numpy as np
 from sklearn.model_selection import GroupKFold
 
 import combo
-from combo.cli import SEARCH_METRICS
+from combo.metrics.sets import SEARCH as SEARCH_METRICS  # the @search set
 from combo.combine.learn import TrainOptions, train_model
 from combo.combine.search import search
 from combo.combine.ulc import ulc

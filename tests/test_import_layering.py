@@ -11,7 +11,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "combo"
 
 LAYERS = [
-    ("foundation", ["combo._version", "combo.errors", "combo.options", "combo.budget"]),
+    ("foundation", ["combo._version", "combo.errors", "combo.options", "combo.budget", "combo.extras",
+                    "combo.normalise"]),
     ("execution", ["combo.parallel", "combo.dask_backend"]),
     ("testbed", ["combo.testbed"]),
     ("io", ["combo.io"]),

@@ -114,7 +114,7 @@ def test_catalogue_lists_languages():
     assert rows["sp-op"]["languages"] == ["en"] and rows["bleu"]["languages"] == []
     assert "Pattern" in rows["sp-op"]["language_note"]
     res = run("metrics", "--format", "json")
-    assert json.loads(res.output)[0]["languages"] == []
+    assert json.loads(res.output)["metrics"][0]["languages"] == []
 
 
 def test_search_default_set_leaves_out_what_cannot_read_the_language():

@@ -10,7 +10,7 @@ import combo
 from combo import InputError, OptionError, Preference, Score, Segment, Testbed, load_testbed, score_testbed
 from combo.cli import example_path, main
 from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
-                                 _fit_logistic, _grouped_folds, cross_validate, fit_model, fit_ranges,
+                                 _fit_logistic, _grouped_folds, cross_validate, fit_model,
                                  pair_kendall, pairs_from_testbed, targets_from_testbed, train_model,
                                  training_data)
 from combo.combine.ulc import ulc
@@ -116,9 +116,10 @@ def test_training_data_joins_testbeds_with_separate_segments_and_ranges(example)
     assert set(data.segment[data.source == 0]) == set(range(12))
     assert set(data.segment[data.source == 1]) == set(range(12, 24))
     assert set(data.norm_group) == {"first", "second"}
-    lo, hi, per = fit_ranges(data.scores, data.norm_group)
-    assert np.array_equal(lo, np.minimum(per["first"][0], per["second"][0]))
-    assert np.array_equal(hi, np.maximum(per["first"][1], per["second"][1]))
+    model = fit_model(data, TrainOptions(method="ulc"))  # ranges per test bed; scoring uses them pooled
+    first, second = model.group_ranges["first"], model.group_ranges["second"]
+    assert np.array_equal(model.lo, np.minimum(first["lo"], second["lo"]))
+    assert np.array_equal(model.hi, np.maximum(first["hi"], second["hi"]))
     with pytest.raises(InputError, match="other metrics"):
         training_data([sources[0], (other, score_testbed(other, ["chrf"]))])
 

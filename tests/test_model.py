@@ -12,7 +12,8 @@ import combo
 from combo import InputError, OptionError, get_metric, load_model, load_testbed, score_testbed
 from combo.cli import example_path, main
 from combo.combine.learn import train_model
-from combo.metrics.tuned import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel, minmax_features
+from combo.combine.ulc import minmax_normalise
+from combo.metrics.tuned import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel
 from combo.scoring import resolve_metric
 
 SPECS = ["bleu", "chrf", "ter", "rouge-l"]
@@ -52,7 +53,7 @@ def test_hand_worked_segment_and_system_scores():
     assert np.allclose(metric.segment_scores(hyps, refs), expit(raw))  # 0.8808, 0.3775, 0.3775, 0.5
     assert metric.corpus_score(hyps, refs) == pytest.approx(raw.mean())  # mean of raw, no sigmoid: 0.25
     # outside the stored range: extrapolated, not clipped (TER 2/1 = 2 -> feature 1 - 2/2 = 0; TER 3 -> -0.5)
-    assert minmax_features(np.array([[0.5], [3.0]]), [0, 0], [1, 2], [True, False]).ravel().tolist() == [0.5, -0.5]
+    assert minmax_normalise(np.array([[0.5], [3.0]]), [0, 0], [1, 2], [True, False]).ravel().tolist() == [0.5, -0.5]
     # several references, their number varying per segment
     assert metric.segment_scores(["a b", "a c"], [["x"], ["a b", "a c", "z"]])[1] == pytest.approx(expit(2.0))
     assert metric.higher_is_better and metric.signature.startswith("tuned|model:hand|method:pairwise-lr|metrics:2")

@@ -22,9 +22,9 @@ def test_minmax_per_group_and_constant_metric():
     out = norm.apply(scores, gi)
     np.testing.assert_allclose(out, [[0, 1, 0, 1], [0, 1, 0, 0]])
     assert norm.constant == [(1, "b")]
-    # Stored ranges apply to new data, clipped to [0, 1].
+    # Stored ranges apply to new data, extrapolated beyond them (40 in group b: (40 - 10) / 10 = 3).
     np.testing.assert_allclose(norm.apply(np.array([[2.0, 40.0], [6.0, 9.0]]), np.array([0, 1])),
-                               [[0.5, 1.0], [0.5, 0.0]])
+                               [[0.5, 3.0], [0.5, 0.0]])
 
 
 def test_mean_rank_ties_and_direction():

