@@ -1,7 +1,7 @@
 """Analysis throughput of the layers on every distinct text of WMT12 de-en, cold and cached, in one run.
 
 For each layer: the annotator called directly (the peer: Pattern's parser,
-NLTK's Snowball stemmer, spaCy's ``nlp.pipe``), then ``combo.features.layers``
+NLTK's Snowball stemmer, spaCy's ``nlp.pipe``), then ``combo.analysis.layers``
 three times: cold (empty disk cache: annotate and store), cached (memo
 cleared, as a new process: read back from the disk cache) and in-process
 (memo). Reports sentences per second and the ratios cold / direct (our
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from combo.features import layers  # noqa: E402
+from combo.analysis import layers  # noqa: E402
 
 
 def distinct_texts(data: Path, limit=None):
@@ -39,12 +39,12 @@ def distinct_texts(data: Path, limit=None):
 def direct(layer: str, texts):
     """The annotator without combo's layer machinery (no cache, no encoding)."""
     if layer in ("tokens", "lowercase"):
-        from combo.features.tokenize import tokenize_13a
+        from combo.analysis.tokenize import tokenize_13a
         return [tokenize_13a(t).lower().split() if layer == "lowercase" else tokenize_13a(t).split() for t in texts]
     if layer == "stems":
         from nltk.stem.snowball import SnowballStemmer
 
-        from combo.features.tokenize import tokenize_13a
+        from combo.analysis.tokenize import tokenize_13a
         stem = SnowballStemmer("english").stem
         return [[stem(w) for w in tokenize_13a(t).lower().split()] for t in texts]
     if layer == "shallow":
@@ -79,11 +79,12 @@ def main() -> None:
         layers.set_cache_dir(folder)
         for name in names:
             t_direct, _ = timed(lambda: direct(name, texts))
-            layers.clear_memory()
-            t_cold, cold = timed(lambda: layers.annotate(name, texts))
-            layers.clear_memory()
-            t_cached, cached = timed(lambda: layers.annotate(name, texts))
-            t_memo, _ = timed(lambda: layers.annotate(name, texts))
+            with layers.analysis_memo():  # one run: the memo column reads what the run holds in memory
+                layers.clear_memory()
+                t_cold, cold = timed(lambda: layers.annotate(name, texts))
+                layers.clear_memory()
+                t_cached, cached = timed(lambda: layers.annotate(name, texts))
+                t_memo, _ = timed(lambda: layers.annotate(name, texts))
             if cached != cold:
                 raise SystemExit(f"{name}: cached analysis differs from the cold one")
             totals["cold"] += t_cold

@@ -33,10 +33,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from combo.features.kernels import (  # noqa: E402
+from combo.analysis.kernels import (  # noqa: E402
     TreeKernel, sst, sst_naive, st, st_naive, tree_edit_distance)
-from combo.features.layers import annotate  # noqa: E402
-from combo.features.trees import from_chunks, from_dependencies  # noqa: E402
+from combo.analysis.layers import annotate  # noqa: E402
+from combo.analysis.trees import from_chunks, from_dependencies  # noqa: E402
 
 def load_trees(data: Path, segments: int, systems: int, kind: str = "chunks"):
     """Reference trees and, per system, output trees of WMT12 de-en, from real parses."""

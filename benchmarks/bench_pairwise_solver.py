@@ -49,7 +49,7 @@ from wmt12_tuned import CONFIGS  # noqa: E402
 
 def features(data):
     """(rows, metrics) features min-max normalised per training test bed, as ``fit_model`` normalises them."""
-    from combo.combine.ulc import minmax_normalise
+    from combo.normalise import minmax_normalise
 
     out = np.zeros(data.scores.shape)
     for k in range(len(data.sources)):

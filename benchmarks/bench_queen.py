@@ -32,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from combo.combine.queen import prepare_segment, queen, queen_counts, queen_naive  # noqa: E402
+from combo.meta.queen import prepare_segment, queen, queen_counts, queen_naive  # noqa: E402
 from combo.meta.likeness import king, king_segment, king_segment_naive  # noqa: E402
 
 

@@ -48,7 +48,7 @@ def load():
 
 def best(fn, repeat):
     """Best of ``repeat`` cold runs: combo's in-process analysis memo is cleared before each (no disk cache)."""
-    from combo.features.layers import clear_memory
+    from combo.analysis.layers import clear_memory
 
     times = []
     for _ in range(repeat):
@@ -60,7 +60,7 @@ def best(fn, repeat):
 
 
 def peak_mb(fn):
-    from combo.features.layers import clear_memory
+    from combo.analysis.layers import clear_memory
 
     clear_memory()
     tracemalloc.start()
@@ -165,7 +165,7 @@ def main() -> None:
     rows.append(row("bleu", "systems", PEERS["bleu"], sys_sizes,
                     lambda k: combo_rows("bleu", dict(list(systems.items())[:k]), ref[:n_seg]),
                     lambda k: peer_rows("bleu", dict(list(systems.items())[:k]), ref[:n_seg]), args.repeat))
-    from combo.combine.queen import queen, queen_naive
+    from combo.meta.queen import queen, queen_naive
 
     ref_sizes = [8, 16, 24, 32] if args.quick else [8, 16, 32, 48]
     rows.append(row("queen", "references", "enumeration of triples", ref_sizes,

@@ -1,6 +1,6 @@
 """combo: heterogeneous automatic metrics for MT and NLG, their combination and meta-evaluation."""
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from .errors import ComboError, InputError, OptionError, ResourceMissing
 from .metrics import Metric, get_metric, list_metrics, refs_from_streams, register
@@ -12,8 +12,8 @@ from .parallel import config  # where parallel work runs: config(backend="dask",
 
 
 def load_model(path):
-    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.combine.model`)."""
-    from .combine.model import load_model as _load
+    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.metrics.tuned`)."""
+    from .metrics.tuned import load_model as _load
 
     return _load(path)
 

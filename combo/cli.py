@@ -16,23 +16,24 @@ from typing import List, Optional, Sequence, Tuple
 
 import click
 
-from . import __version__
+from ._version import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.fetch import example_path  # noqa: F401 - the public name is combo.example_path
 from .io.text import write_text_atomic
-from .evaluate import CRITERIA, CRITERION_MEANINGS, KING_TIE_WARNING, SCHEME_MEANINGS
+from .evaluate import (CRITERIA, CRITERION_ALIASES, CRITERION_MEANINGS, CRITERION_NAMES, KING_TIE_WARNING,
+                       SCHEME_MEANINGS)  # "kendall": the old name of wmt_kendall
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets, training_default
 # The values of every choice option, read from the module that implements them.
 from .catalogue import FORMATS as CATALOGUE_FORMATS
-from .combine.model import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS
-from .combine.queen import TRIPLES
+from .metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS
+from .meta.queen import TRIPLES
 from .combine.search import STRATEGIES
 from .evaluate import SCHEMES
-from .features.layers import TREE_KINDS
+from .testbed import TREE_KINDS
 from .io.mutt import TRIAL_SETS
 from .meta.likeness import KING_TIES
-from .meta.mutt import SCHEMES as UNIT_TEST_SCHEMES
+from .metric_unit_tests import SCHEMES as UNIT_TEST_SCHEMES
 from .meta.pairwise import TIE_RULES, VARIANTS as KENDALL_VARIANTS
 from .parallel import BACKENDS
 from .scoring import LEVELS
@@ -56,15 +57,20 @@ def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = 
     language = ctx.meta.get("combo.language") if ctx is not None else None
     if language is not None:  # --language: overrides what the reader knows; "any" makes it unknown
         testbed.metadata["target_language"] = None if language == "any" else language
+    if ctx is not None and ctx.meta.get("combo.trees"):  # --trees: the parses of this test bed's texts
+        testbed.trees.update(ctx.meta["combo.trees"])
     return testbed
 
 
 def _supply_trees(ctx, param, values) -> None:
-    """``--trees KIND TEXTS TREES``: attach parses from any parser to the texts they parse."""
-    from .features.layers import supply_tree_files
+    """``--trees KIND TEXTS TREES``: read parses from any parser now (a bad file fails before any work); they are
+    attached to the test bed this command loads (:func:`_load_testbed`), never kept in the process."""
+    from .analysis.supplied import supply_tree_files
+    from .testbed import SuppliedTrees
 
-    for kind, texts, trees in values:
-        supply_tree_files(kind, texts, trees)
+    trees = ctx.meta.setdefault("combo.trees", SuppliedTrees())
+    for kind, texts, tree_file in values:
+        supply_tree_files(trees, kind, texts, tree_file)
 
 
 def _set_language(ctx, param, value) -> None:
@@ -293,7 +299,8 @@ SEARCH_METRICS = SEARCH  # the @search set (combo.metrics.sets): combo search's 
 def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
     """Split metric specs into those usable here and those whose resources are missing (or not registered)."""
     from .errors import ResourceMissing
-    from .metrics.registry import get_metric, list_metrics
+    from .metrics.registry import list_metrics
+    from .scoring import resolve_metric
 
     known = set(list_metrics())
     ok, missing = [], []
@@ -302,7 +309,7 @@ def _available(metrics: Sequence[str]) -> Tuple[List[str], List[str]]:
             missing.append(spec)
             continue
         try:
-            get_metric(spec).check_resources()
+            resolve_metric(spec).check_resources()
             ok.append(spec)
         except ResourceMissing:
             missing.append(spec)
@@ -329,22 +336,21 @@ def _missing_notes(missing: Sequence[str]) -> List[str]:
 
 def _readable(specs: Sequence[str], testbeds) -> Tuple[List[str], List[str]]:
     """Split a default metric set into the metrics that read every test bed's language and the others."""
-    from .metrics.registry import get_metric
-    from .scoring import reads_language
+    from .scoring import reads_language, resolve_metric
 
     languages = {tb.target_language for tb in testbeds} - {None}
-    foreign = [s for s in specs if not all(reads_language(get_metric(s), lang) for lang in languages)]
+    foreign = [s for s in specs if not all(reads_language(resolve_metric(s), lang) for lang in languages)]
     return [s for s in specs if s not in foreign], foreign
 
 
 def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
     """A note for each tuned metric (model file) trained on this test bed: its figures here are in-sample."""
-    from .metrics.registry import get_metric
+    from .scoring import resolve_metric
 
     notes = []
     for spec in specs:
         if is_model_file(spec):
-            how = get_metric(spec).trained_on(testbed)
+            how = resolve_metric(spec).trained_on(testbed)
             if how:
                 notes.append(f"{spec} was trained on {how}: its figures here are in-sample, not held out")
     return notes
@@ -353,7 +359,7 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
              cache, quiet, needs_refs, memory=None):
     """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
-    from .combine.queen import min_references
+    from .meta.queen import min_references
     from .evaluate import LIKENESS
     from .scoring import score_testbed, score_with_references
 
@@ -365,9 +371,9 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     specs = expand_metric_sets(_metric_list(metrics), set_notes) if explicit else list(SEARCH_METRICS)
     specs, missing = _available(specs)
     if missing and explicit:
-        from .metrics.registry import get_metric
+        from .scoring import resolve_metric
         for spec in missing:
-            get_metric(spec).check_resources()  # raises the precise error
+            resolve_metric(spec).check_resources()  # raises the precise error
     notes = set_notes + _missing_notes(missing)
     if not explicit:
         specs, foreign = _readable(specs, [tb])
@@ -383,7 +389,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         if min_refs is None and len(short) == len(tb.segments):
             raise InputError(f"no segment has the {need} references {criterion} with QUEEN (triples={triples}) "
                              "needs", testbed_path, fix="use a criterion that needs fewer references "
-                             "(e.g. --criterion kendall) or a test bed with more references")
+                             "(e.g. --criterion wmt_kendall) or a test bed with more references")
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
                              f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
@@ -394,7 +400,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         if not keep:
             raise InputError(f"no segment has {max(min_refs, need)} references: --min-refs would skip all "
                              f"{skipped}", testbed_path, fix="use a criterion that needs fewer references "
-                             "(e.g. --criterion kendall) or a test bed with more references")
+                             "(e.g. --criterion wmt_kendall) or a test bed with more references")
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     progress = not quiet
@@ -480,8 +486,10 @@ def search_options(func):
 
 @main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
-@click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
-              help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
+@click.option("--criterion", type=click.Choice(CRITERION_NAMES), default="king",
+              show_default=True, callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
+              help="wmt_kendall: WMT's Kendall-like tau over human preferences (kendall, its old name, still works); "
+                   "mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
 @click.option("--scheme", type=click.Choice(SCHEMES), default=None,
               help="Combination (default: queen for king/orange, ulc otherwise).")
 @click.option("--strategy", type=click.Choice(STRATEGIES),
@@ -544,90 +552,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 
 @main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
-@click.option("--criterion", type=click.Choice(list(CRITERIA)), default="king", show_default=True,
-              help="mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
-@click.option("--scheme", type=click.Choice(SCHEMES), default=None,
-              help="Combination (default: queen for king/orange, ulc otherwise).")
-@click.option("--strategy", type=click.Choice(STRATEGIES),
-              default="greedy", show_default=True)
-@click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
-@click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
-              help="Also write the HTML report (see combo report) of this run here.")
-def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
-           beam_width, report_path):
-    """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
-    import numpy as np
-
-    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
-
-    _check_report_possible(report_path)
-    scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
-    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
-                                      memory=memory)
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet, jobs=jobs)
-    options = {"width": beam_width} if strategy == "beam" else {}
-    result = search_metric_sets(ev, criterion, scheme, strategy, **options)
-    if tb.metadata.get("skipped"):
-        notes.append(f"{tb.metadata['skipped']} trials left out: no references")
-    if result.quality is None or not np.isfinite(result.quality):  # no metric set has a defined quality
-        raise InputError(f"{criterion} is undefined for every metric on this test bed ({len(tb.segments)} "
-                         "segments): nothing can be selected", testbed_path,
-                         fix="choose a criterion the test bed's judgments and references support")
-    result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
-                           "triples": triples, "king_ties": king_ties, "notes": notes,
-                           "randomness": {"seed": seed, "max_refs": max_refs,
-                                          "capped_segments": refs.capped_segments if refs is not None else 0},
-                           "signatures": dict(zip(table.metrics, table.signatures))})
-    if fmt == "json":
-        text = json.dumps(_clean(result.to_dict()), indent=1, ensure_ascii=False, default=_json_default) + "\n"
-    else:
-        ties = _ties_text(result.details.get("tie_share"))
-        lines = [f"criterion: {criterion} (scheme {scheme}, strategy {strategy}) on {tb.name}, "
-                 f"{len(tb.segments)} segments",
-                 f"selected: {', '.join(result.selected)}",
-                 f"quality: {_fmt(result.quality)}{ties}",
-                 f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
-                 f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
-                 f"beats best single: {'yes' if result.beats_best_single else 'no'}",
-                 "trace:"]
-        for step in result.trace:
-            lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}"
-                         f"{_ties_text(step.get('tie_share'))}  "
-                         f"{'kept' if step.get('kept') else 'dropped'}  [{', '.join(step['set'])}]")
-        lines += [f"warning: {w}" for w in result.details.get("warnings", [])]
-        lines += [f"note: {n}" for n in notes]
-        text = "\n".join(lines) + "\n"
-    page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
-    write_output(text, out)
-    _write_report(page, report_path)
-
-
-def _king_in_words(result, rule: str) -> List[str]:
-    """What a KING figure says, and how much of it comes from ties with the best system output."""
-    t = result.details.get("king_tie_split")
-    if not t:
-        return []
-    chosen = "{" + ", ".join(result.selected) + "}"
-    lines = [f"in words: averaged over {t['segments']} segments, the share of held-out human references that "
-             f"QUEEN over {chosen} scores at least as high as every system output ({_fmt(result.quality)}; "
-             "1 = the human text always looks most human-like)"]
-    if t["ties"]:
-        lines.append(f"ties: {t['ties']} of the {t['references']} references count only by tying with the best "
-                     f"system output (--king-ties {rule}); not counting ties (--king-ties strict), {chosen} "
-                     f"scores {_fmt(t['king_strict'])}" if rule == "count" else
-                     f"ties: {t['ties']} of the {t['references']} references tie with the best system output, "
-                     f"counted {'1/2' if rule == 'half' else '0'} each (--king-ties {rule})")
-    return lines
-
-
-@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
-@search_options
-@click.option("--criteria", default="r_snt,kendall,pearson", show_default=True,
-              help="Comma-separated: king, orange, r_snt, kendall, pearson, spearman, acc_eq.")
+@click.option("--criteria", default="r_snt,wmt_kendall,pearson", show_default=True,
+              help="Comma-separated: king, orange, r_snt, wmt_kendall, pearson, spearman, acc_eq.")
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to evaluate too: ulc, mean-rank, queen.")
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
@@ -641,7 +567,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
     _check_report_possible(report_path)
-    crits = [c.strip() for c in criteria.split(",") if c.strip()]
+    crits = [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",") if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
     for c in crits:
         if c not in CRITERIA:
@@ -717,7 +643,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
     """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs`` on the trials in ``corruptions``
     that have references (the FLICKR trials, given ``flickr8k``), and a sentence saying what was run."""
     from .io.mutt import read_mutt, select_trials
-    from .meta.mutt import run_unit_tests
+    from .metric_unit_tests import run_unit_tests
 
     sets = read_mutt(corruptions, flickr8k=flickr8k)
     trials, left_out = select_trials([t for v in sets.values() for t in v], "flickr")
@@ -739,7 +665,8 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
 @click.option("--search", "search_criterion", default=None,
-              type=click.Choice(CRITERIA),
+              type=click.Choice(CRITERION_NAMES),
+              callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
               help="Also search the optimal metric set under this criterion and show its trace.")
 @click.option("--strategy", type=click.Choice(STRATEGIES),
               default="greedy", show_default=True, help="Search strategy (with --search).")
@@ -766,7 +693,8 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, search_metric_sets
 
     _check_report_possible(out)
-    crits = None if criteria is None else [c.strip() for c in criteria.split(",") if c.strip()]
+    crits = None if criteria is None else [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",")
+                                           if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
     for c in crits or []:
         if c not in CRITERIA:
@@ -893,7 +821,7 @@ _CACHE_FOLDER = click.option("--cache", "folder", type=click.Path(file_okay=Fals
 @_CACHE_FOLDER
 def cache_info_cmd(folder: Optional[str]) -> None:
     """Entries and sizes of both caches."""
-    from .features.layers import analysis_cache_info
+    from .analysis.layers import analysis_cache_info
     from .scoring import cache_info
 
     if folder is not None:
@@ -909,7 +837,7 @@ def cache_info_cmd(folder: Optional[str]) -> None:
 @_CACHE_FOLDER
 def cache_clear_cmd(folder: Optional[str]) -> None:
     """Empty both caches (the score cache only with --cache)."""
-    from .features.layers import analysis_cache_clear, cache_dir
+    from .analysis.layers import analysis_cache_clear, cache_dir
     from .scoring import cache_clear
 
     if folder is not None:
@@ -1026,7 +954,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
         model = fit_model(data, options)
     model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
     report = _train_report(data, cv, options)
-    from .combine.model import save_text
+    from .metrics.tuned import save_text
 
     save_text(model.to_json(), out)
     est = model.training["estimator"]
@@ -1125,7 +1053,7 @@ class _ManyValuesCommand(click.Command):
 @click.pass_context
 def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     """Score hypothesis files against reference files with a tuned metric."""
-    from .combine.model import load_model
+    from .metrics.tuned import load_model
     from .io.text import read_lines
     from .metrics.base import refs_from_streams
     from .scoring import check_language
@@ -1187,7 +1115,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency, seed, jobs, cache, fmt, out, quiet):
     """Metric unit tests (Boag et al. 2016): accuracy of each metric on each corruption type."""
     from .io.mutt import read_mutt, select_trials
-    from .meta.mutt import run_unit_tests
+    from .metric_unit_tests import run_unit_tests
 
     sets = read_mutt(corruptions, flickr8k=flickr8k)
     chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)

@@ -7,10 +7,11 @@ order, so a Dask run gives the same numbers as a local one to the last digit.
 What a task carries: the metric instance and the distinct texts it analyses
 (scoring), or a chunk's score arrays (KING). The analysis cache is per worker:
 a worker that shares the disk cache folder (``COMBO_CACHE_DIR`` on a shared
-file system) reuses analyses, otherwise it rebuilds them. Trees supplied with
-``--trees`` travel with each scoring task.
+file system) reuses analyses, otherwise it rebuilds them. The test bed's
+supplied trees (``--trees``) are an argument of each scoring task, so they
+travel with it like the texts.
 
-Errors are one line (:class:`combo.parallel.BackendError`): a scheduler that
+Errors are one line (:class:`combo.errors.BackendError`): a scheduler that
 cannot be reached within the timeout, a worker that dies mid-run, or dask
 missing.
 """
@@ -19,11 +20,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Sequence
 
-from .errors import ResourceMissing
-from .parallel import BackendError, Config
+from .errors import BackendError, ComboError, ResourceMissing
 
 
-def _client(cfg: Config):
+def _client(cfg):
     try:
         from distributed import Client
     except ImportError:
@@ -38,24 +38,18 @@ def _client(cfg: Config):
                            "check --scheduler") from None
 
 
-def _call_with_trees(supplied: dict, func: Callable[..., Any], task: tuple):
-    """Run ``func(*task)`` on a worker after attaching the parent's supplied trees."""
-    if supplied:
-        from .features.layers import restore_supplied
-
-        restore_supplied(supplied)
+def _call(func: Callable[..., Any], task: tuple):
+    """``func(*task)`` on a worker (the task travels as one tuple, as it was built)."""
     return func(*task)
 
 
-def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg: Config, progress: bool = False,
+def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg, progress: bool = False,
                 desc: str = "tasks") -> List[Any]:
-    """``[func(*t) for t in tasks]`` on the cluster at ``cfg.scheduler``, in task order."""
-    from .features.layers import supplied_state
-
-    supplied = supplied_state()
+    """``[func(*t) for t in tasks]`` on the cluster at ``cfg.scheduler`` (a :class:`combo.parallel.Config`), in task
+    order."""
     client = _client(cfg)
     try:
-        futures = [client.submit(_call_with_trees, supplied, func, t, pure=False, retries=0) for t in tasks]
+        futures = [client.submit(_call, func, t, pure=False, retries=0) for t in tasks]
         bar = None
         if progress:
             from .progress import progress as reporter
@@ -66,8 +60,6 @@ def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg: Config, p
             try:
                 results[i] = fut.result()
             except Exception as err:  # noqa: BLE001 - a ComboError raised by the task stays itself
-                from .errors import ComboError
-
                 if isinstance(err, ComboError):
                     raise
                 if type(err).__name__ in ("KilledWorker", "CommClosedError", "FutureCancelledError",

@@ -52,3 +52,7 @@ class ResourceMissing(ComboError, RuntimeError):
 
 class ChecksumError(ComboError):
     """A downloaded or local data file does not match its pinned SHA-256."""
+
+
+class BackendError(ComboError):
+    """The parallel backend cannot run the work: unreachable scheduler, a worker that died."""

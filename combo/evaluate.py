@@ -5,7 +5,7 @@ judgments, a :class:`~combo.scoring.ScoreTable` (and, for QUEEN/KING, a
 :class:`~combo.scoring.ReferenceScores`) gives metric scores, :mod:`combo.combine`
 combines them and :mod:`combo.meta` measures them. Criteria (Giménez & Màrquez
 2008, §4): human likeness (``king``, ``orange``, with QUEEN) and human
-acceptability (``r_snt`` segment Pearson, WMT ``kendall``, system-level
+acceptability (``r_snt`` segment Pearson, WMT ``wmt_kendall``, system-level
 ``pearson``/``spearman``, ``acc_eq``); and on a MUTT test bed, ``mutt``: the
 mean unit-test accuracy over corruption types (Boag et al. 2016).
 """
@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .combine.queen import min_references, queen_segments
+from .meta.queen import min_references, queen_segments
 from .combine.search import SearchResult, search
 from .combine.ulc import mean_rank, ulc
 from .errors import InputError, OptionError
@@ -30,8 +30,12 @@ from .meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pa
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
-CRITERIA = ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq",
+CRITERIA = ("king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq",
             "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23", "mutt")
+#: Old criterion names still accepted: ``kendall`` was WMT's Kendall-like tau (not tau-b, which is ``seg_kendall``).
+CRITERION_ALIASES = {"kendall": "wmt_kendall"}
+#: Every name a criterion option accepts: the criteria and their old names.
+CRITERION_NAMES = CRITERIA + tuple(CRITERION_ALIASES)
 #: The WMT23 metrics task's statistics (Freitag et al. 2023; :mod:`combo.meta.wmt23`), over absolute scores.
 WMT23_CRITERIA = ("seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
 SCHEMES = ("queen", "ulc", "mean-rank")
@@ -39,7 +43,7 @@ LIKENESS = ("king", "orange")
 #: A short title of each criterion, for tables and figures.
 CRITERION_TITLES = {
     "king": "KING (human likeness, QUEEN)", "orange": "ORANGE (lower is better)",
-    "r_snt": "segment Pearson (R_snt)", "kendall": "WMT Kendall tau", "pearson": "system Pearson",
+    "r_snt": "segment Pearson (R_snt)", "wmt_kendall": "WMT Kendall-like tau", "pearson": "system Pearson",
     "spearman": "system Spearman", "acc_eq": "pairwise accuracy with ties (acc_eq)",
     "seg_kendall": "segment Kendall tau-b (no grouping)", "seg_pearson_item": "segment Pearson, grouped by item",
     "seg_kendall_item": "segment Kendall tau-b, grouped by item", "acc_eq_item": "acc_eq grouped by item (WMT23)",
@@ -53,7 +57,7 @@ CRITERION_MEANINGS = {
     "orange": "mean rank of each reference among the system outputs, divided by the list length (human likeness); "
               "lower is better, about 0.5 is chance",
     "r_snt": "Pearson correlation of segment scores with human segment scores; -1 to 1, higher is better, 0 is chance",
-    "kendall": "WMT's Kendall-like tau over human pairwise preferences, (concordant - discordant) / pairs; "
+    "wmt_kendall": "WMT's Kendall-like tau over human pairwise preferences, (concordant - discordant) / pairs; "
                "-1 to 1, higher is better, 0 is chance",
     "pearson": "Pearson correlation of system scores with human system scores; -1 to 1, higher is better "
                "(few systems: wide intervals)",
@@ -81,7 +85,7 @@ SCHEME_MEANINGS = {
 #: KING is reported as decided by ties when more than this share of its comparisons are ties.
 KING_TIE_WARNING = 0.5
 #: The level each criterion measures at ("both": the WMT23 average of segment and system tasks).
-CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "kendall": "segment",
+CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "wmt_kendall": "segment",
                    "acc_eq": "segment", "pearson": "system", "spearman": "system", "seg_kendall": "segment",
                    "seg_pearson_item": "segment", "seg_kendall_item": "segment", "acc_eq_item": "segment",
                    "sys_accuracy": "system", "wmt23": "both", "mutt": "segment"}
@@ -303,6 +307,7 @@ class MetaEvaluator:
     # -- any criterion ---------------------------------------------------------------------------
     def quality(self, subset: Sequence[int], criterion: str, scheme: Optional[str] = None) -> Quality:
         """The criterion's value for the metric set ``subset`` combined with ``scheme``."""
+        criterion = CRITERION_ALIASES.get(criterion, criterion)
         if criterion not in CRITERIA:
             raise OptionError(f"unknown criterion {criterion!r}; choose one of {list(CRITERIA)}")
         scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
@@ -333,7 +338,7 @@ class MetaEvaluator:
         if criterion == "r_snt":
             if not np.isfinite(self.human).any():
                 raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for r_snt",
-                                 fix="use --criterion kendall with relative rankings")
+                                 fix="use --criterion wmt_kendall with relative rankings")
             judged = np.isfinite(self.human)
             unscored = int((judged & np.isnan(metric)).sum())  # no score read for them (mtme:, scores:)
             human = np.where(np.isnan(metric), np.nan, self.human)
@@ -348,7 +353,7 @@ class MetaEvaluator:
         usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
         pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])
         better, worse = pair_scores(metric, pairs)
-        if criterion == "kendall":
+        if criterion == "wmt_kendall":
             res = wmt_kendall(better, worse, pairs.tie, variant=self.kendall_variant, ties=self.kendall_ties)
             return Quality(res.value, criterion, scheme, len(pairs), skipped, str(res) if not res.defined else "",
                            units=(better, worse, pairs.tie), groups=pairs.segment)
@@ -360,7 +365,7 @@ class MetaEvaluator:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
         if not self.has_absolute_scores:
             raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores (MQM, DA) for "
-                             f"{criterion}", fix="use --criterion kendall with relative rankings")
+                             f"{criterion}", fix="use --criterion wmt_kendall with relative rankings")
         rows, skipped = self.combined_rows(subset, scheme)
         keep = self.system_mask
         metric = self._matrix(rows)[keep]
@@ -459,8 +464,8 @@ _BOOTSTRAP_STATISTICS = {
     "r_snt": lambda ev: _correlation_statistic("pearson"),
     "pearson": lambda ev: _correlation_statistic("pearson"),
     "spearman": lambda ev: _correlation_statistic("spearman"),
-    "kendall": lambda ev: (lambda b, w, t: wmt_kendall_values(b, w, t, variant=ev.kendall_variant,
-                                                                ties=ev.kendall_ties)),
+    "wmt_kendall": lambda ev: (lambda b, w, t: wmt_kendall_values(b, w, t, variant=ev.kendall_variant,
+                                                                    ties=ev.kendall_ties)),
     "acc_eq": lambda ev: (lambda b, w, t: pairwise_accuracy_with_ties_values(b, w, t)),
     "seg_kendall": lambda ev: _correlation_statistic("kendall_b"),
     # item-grouped statistics: the mean of per-segment values (acc_eq at its full-data epsilon,
@@ -500,6 +505,7 @@ class SetSearch:
 def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme: Optional[str] = None,
                        strategy: str = "greedy", **options) -> SetSearch:
     """Search the metric set of ``evaluator.table`` that maximises ``criterion`` (ORANGE: minimises)."""
+    criterion = CRITERION_ALIASES.get(criterion, criterion)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     sign = -1.0 if criterion == "orange" else 1.0
     names = evaluator.table.metrics
@@ -562,7 +568,7 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
     """The criteria this test bed's judgments, systems and references support, and why each other one is not.
 
     r_snt needs absolute segment scores (or rankings, read as shares of wins);
-    kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman
+    wmt_kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman
     any human judgment (system scores suffice) and at least 3 systems; king and
     orange no judgments, but single-reference scores and enough references.
     """
@@ -585,7 +591,7 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
                       else "needs segment-level human judgments; the test bed has system scores only")
         elif c in WMT23_CRITERIA and not evaluator.has_absolute_scores:
             why[c] = "a WMT23 statistic needs absolute segment scores (e.g. MQM); the test bed has rankings only"
-        elif c in ("kendall", "acc_eq") + WMT23_CRITERIA and evaluator.n_sys < 2:
+        elif c in ("wmt_kendall", "acc_eq") + WMT23_CRITERIA and evaluator.n_sys < 2:
             why[c] = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
         elif c in ("pearson", "spearman") and evaluator.n_sys < 3:
             why[c] = f"a system-level correlation needs at least 3 systems; the test bed has {evaluator.n_sys}"
@@ -603,6 +609,7 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     one :class:`Quality` per entry (None where the criterion does not apply:
     KING and ORANGE measure QUEEN combinations only).
     """
+    criteria = [CRITERION_ALIASES.get(c, c) for c in criteria]
     table = evaluator.table
     entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
     entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
@@ -663,7 +670,7 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
         return clusters, "fewer than 2 defined entries"
     first = qualities[usable[0]]
     criterion = first.criterion
-    n_own = 2 if criterion in ("kendall", "acc_eq") else 1  # the entry's own arrays among its units
+    n_own = 2 if criterion in ("wmt_kendall", "acc_eq") else 1  # the entry's own arrays among its units
     shared = first.units[n_own:]
     for k in usable:
         units = qualities[k].units

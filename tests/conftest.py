@@ -87,3 +87,14 @@ def wmt12_de_en_peer_rows(request, wmt12_de_en):
     if request.param == "full":
         return ref, systems
     return ref[:PEER_ROWS], {name: systems[name][:PEER_ROWS] for name in PEER_SYSTEMS}
+
+
+@pytest.fixture
+def supplied_trees():
+    """A fresh set of supplied trees, in use for the test (as scoring puts a test bed's trees in use)."""
+    from combo.analysis.supplied import using_trees
+    from combo.testbed import SuppliedTrees
+
+    trees = SuppliedTrees()
+    with using_trees(trees):
+        yield trees

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 from combo.catalogue import catalogue
 from combo.cli import main
 from combo.errors import ResourceMissing
-from combo.features import layers
+from combo.analysis import layers
 
 
 @pytest.fixture
@@ -31,7 +31,8 @@ def test_catalogue_marks_only_the_dependent_metrics(no_textblob):
 def test_metrics_command_shows_availability(no_textblob):
     res = CliRunner().invoke(main, ["metrics"])
     assert res.exit_code == 0
-    lines = {line.split()[0]: line.split() for line in res.output.splitlines()[1:]}
+    table = res.output.split("\n\n")[0]  # the metric table; the named sets follow after a blank line
+    lines = {line.split()[0]: line.split() for line in table.splitlines()[1:]}
     # columns: metric, family, better, range (two tokens: "[0, 1]"), languages, available, resources
     assert lines["sp-op"][6] == "no" and lines["bleu"][6] == "yes"
 

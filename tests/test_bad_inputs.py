@@ -23,7 +23,6 @@ import pytest
 from click.testing import CliRunner
 
 from combo.cli import main
-from combo.features import layers
 
 CASES = Path(__file__).parent / "bad_inputs"
 MODEL = CASES / "fixtures" / "bleu-model.json"
@@ -81,11 +80,7 @@ def test_bad_input_gives_one_line_and_exit_2(path, tmp_path, data, monkeypatch):
             handle.write(content * times)
     args = _fill(case["run"], tmp_path, data).split()
     before = set(os.listdir(tmp_path))
-    layers.clear_supplied()
-    try:
-        result = CliRunner().invoke(main, args)
-    finally:
-        layers.clear_supplied()
+    result = CliRunner().invoke(main, args)
     stderr = result.stderr.strip("\n")
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code == 2, f"exit {result.exit_code}; stdout {result.stdout[:200]!r}; stderr {stderr!r}"

@@ -8,7 +8,7 @@ import pytest
 
 import combo
 from combo.errors import InputError, OptionError
-from combo.features.tokenize import tokenize_13a, tokenize_intl
+from combo.analysis.tokenize import tokenize_13a, tokenize_intl
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402

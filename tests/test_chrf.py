@@ -5,7 +5,7 @@ import pytest
 
 import combo
 from combo.errors import InputError, OptionError
-from combo.features.ngrams import NgramCounts, pair_matches
+from combo.analysis.ngrams import NgramCounts, pair_matches
 from combo.metrics.lexical import chrf as chrf_module
 from combo.metrics.lexical.chrf import CharacterNgramCounts, split_punctuation
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from combo import OptionError, get_metric
-from combo.features.tokenize import tokenize_all
+from combo.analysis.tokenize import tokenize_all
 
 
 def test_hand_worked_unigrams():

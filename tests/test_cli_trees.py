@@ -1,23 +1,15 @@
 """``--trees KIND TEXTS TREES``: parses from any parser attached on the command line; bad files fail cleanly."""
 
-import pytest
 from click.testing import CliRunner
 from testutil import write_text
 
 from combo.cli import main
-from combo.features import layers
+from combo.analysis import supplied
+from combo.testbed import SuppliedTrees
 
 
 def run(*args):
     return CliRunner().invoke(main, list(args))
-
-
-@pytest.fixture(autouse=True)
-def no_supplied_trees():
-    """Every test starts and ends without supplied trees."""
-    layers.clear_supplied()
-    yield
-    layers.clear_supplied()
 
 
 def text_and_trees(tmp_path, lines, trees, name="hyp"):
@@ -32,7 +24,10 @@ def test_trees_are_attached_to_their_lines(tmp_path):
                                   ["(S (NP (DT the) (NN cat)) (VP (VBD sat)))", "(S (NNS dogs))"])
     res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "constituents", texts, trees)
     assert res.exit_code == 0, res.output
-    (tree,) = layers.supplied_trees("constituents", ["dogs"])
+    assert supplied.trees_in_use() is None  # the command's trees were its test bed's, not left in the process
+    attached = SuppliedTrees()
+    assert supplied.supply_tree_files(attached, "constituents", texts, trees) == 2
+    (tree,) = attached.get("constituents", ["dogs"])
     assert tree.to_bracketed() == "(S (NNS dogs))"
 
 
@@ -49,14 +44,14 @@ def test_tree_count_must_match_the_lines(tmp_path):
     res = run("score", "--testbed", "example", "-m", "bleu", "-q", "--trees", "discourse", texts, trees)
     assert res.exit_code == 2
     assert "2 trees for the 3 lines" in res.output and "few.trees" in res.output
-    assert not layers._supplied.get("discourse")  # nothing attached from a failed file
+    assert supplied.trees_in_use() is None  # nothing left in the process by a failed file
 
 
 def test_supplied_trees_reach_worker_processes(tmp_path):
     import numpy as np
 
     from combo.cli import _load_testbed
-    from combo.features.trees import Tree
+    from combo.analysis.trees import Tree
     from combo.scoring import score_testbed
 
     tb = _load_testbed("example")
@@ -65,7 +60,7 @@ def test_supplied_trees_reach_worker_processes(tmp_path):
 
     # a stand-in "discourse tree" per text: one EDU node per word, so identical texts give identical trees
     trees = [Tree("ROOT", [Tree("EDU", [w]) for w in t.split()] or ["-"]) for t in texts]
-    layers.supply_trees("discourse", texts, trees)
+    tb.trees.add("discourse", texts, trees)
     one = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=1)
     two = score_testbed(tb, ["dr-tk", "dr-tk-nolex"], jobs=2)
     np.testing.assert_array_equal(one.segment, two.segment)
@@ -96,6 +91,5 @@ def test_score_with_supplied_constituent_trees(tmp_path):
     assert score[("A", "1")] == 1.0 and score[("B", "2")] == 1.0  # identical trees
     assert 0.0 < score[("A", "2")] < 1.0 and 0.0 < score[("B", "1")] < 1.0
     # without the trees, one clear error
-    layers.clear_supplied()
     res = run("score", "--testbed", str(root), "-m", "cp-tk:trees=supplied", "-q")
     assert res.exit_code == 2 and "no supplied constituents tree" in res.output

@@ -8,11 +8,11 @@ import pytest
 
 from combo import get_metric
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers
-from combo.features.kernels import TreeKernel
-from combo.features.layers import annotate, supply_trees
-from combo.features.ngrams import pair_matches
-from combo.features.trees import Tree, from_chunks, parse_bracketed, variant
+from combo.analysis import layers
+from combo.analysis.kernels import TreeKernel
+from combo.analysis.layers import annotate
+from combo.analysis.ngrams import pair_matches
+from combo.analysis.trees import Tree, from_chunks, parse_bracketed, variant
 from combo.metrics.constituent import SubtreeCounts, preorder_children, stm_from_counts, subtree_ends
 
 pytest.importorskip("textblob")
@@ -21,13 +21,6 @@ pytest.importorskip("textblob")
 # reconstructed from those counts.
 LG_REF = "(S (NP (PRON I)) (VP (V had) (NP (ART a) (N lunch))))"
 LG_HYP = "(S (NP (PRON I)) (VP (V had) (NP (PRON it))))"
-
-
-@pytest.fixture
-def clean_supplied():
-    layers.clear_supplied()
-    yield
-    layers.clear_supplied()
 
 
 def test_stm_hand_worked_liu_gildea():
@@ -50,9 +43,9 @@ def test_stm_hand_worked_liu_gildea():
     assert deep.totals()[1].tolist() == [8, 4, 2, 1, 0, 0, 0, 0, 0]
 
 
-def test_stm_metric_on_supplied_trees(clean_supplied):
+def test_stm_metric_on_supplied_trees(supplied_trees):
     hyp, ref = "I had it", "I had a lunch"
-    supply_trees("constituents", [hyp, ref], [parse_bracketed(LG_HYP), LG_REF])  # a Tree, or a string
+    supplied_trees.add("constituents", [hyp, ref], [parse_bracketed(LG_HYP), LG_REF])  # a Tree, or a string
     metric = get_metric("cp-stm:trees=supplied,depth=3")
     assert metric.segment_scores([hyp], [[ref]])[0] == pytest.approx((6 / 7 + 3 / 4 + 1 / 2) / 3, abs=1e-12)
     assert metric.corpus_score([hyp, ref], [[ref], [ref]]) == pytest.approx(((6 / 7 + 3 / 4 + 1 / 2) / 3 + 1) / 2)
@@ -63,14 +56,14 @@ def test_stm_metric_on_supplied_trees(clean_supplied):
         metric.segment_scores(["an unknown text"], [[ref]])
     assert metric.segment_scores(["", ""], [[ref], [""]]).tolist() == [0.0, 1.0]
     with pytest.raises(InputError, match="not a tree"):
-        supply_trees("constituents", ["odd"], [42])
+        supplied_trees.add("constituents", ["odd"], [42])
         metric.segment_scores(["odd"], [[ref]])
     kernel = get_metric("cp-tk:trees=supplied")
     direct = TreeKernel("sst", lam=0.4)(parse_bracketed(LG_HYP), parse_bracketed(LG_REF))
     assert kernel.segment_scores([hyp], [[ref]])[0] == pytest.approx(direct, abs=1e-12)
 
 
-def test_multi_ref_clip_and_best():
+def test_multi_ref_clip_and_best(supplied_trees):
     # Without words: hypothesis (S A B), references (S A C) and (S D B).
     # Depth 1, labels S A B: clipped by the largest count in either reference all three match, 3/3;
     #   against one reference only two do, 2/3.
@@ -78,13 +71,9 @@ def test_multi_ref_clip_and_best():
     # Clip (Liu & Gildea): (1 + 0) / 2 = 1/2; best single reference: (2/3 + 0) / 2 = 1/3.
     trees = [parse_bracketed(t) for t in ("(S (A x) (B y))", "(S (A x) (C z))", "(S (D w) (B y))")]
     texts = ["h", "r1", "r2"]
-    layers.clear_supplied()
-    try:
-        supply_trees("constituents", texts, trees)
-        clip = get_metric("cp-stm:trees=supplied").segment_scores(["h"], [["r1", "r2"]])[0]
-        best = get_metric("cp-stm:trees=supplied,multi_ref=best").segment_scores(["h"], [["r1", "r2"]])[0]
-    finally:
-        layers.clear_supplied()
+    supplied_trees.add("constituents", texts, trees)
+    clip = get_metric("cp-stm:trees=supplied").segment_scores(["h"], [["r1", "r2"]])[0]
+    best = get_metric("cp-stm:trees=supplied,multi_ref=best").segment_scores(["h"], [["r1", "r2"]])[0]
     assert clip == pytest.approx(0.5, abs=1e-12) and best == pytest.approx(1 / 3, abs=1e-12)
 
 
@@ -175,7 +164,7 @@ def test_options_signatures_and_registered_names():
 
 
 @pytest.mark.parametrize("name", ["cp-stm", "cp-tk", "cp-tk-ptk"])
-def test_missing_textblob_is_resource_missing(name, monkeypatch, clean_supplied):
+def test_missing_textblob_is_resource_missing(name, monkeypatch, supplied_trees):
     def absent():
         raise ResourceMissing("TextBlob's Pattern parser (package textblob)", "pip install textblob")
 
@@ -188,7 +177,7 @@ def test_missing_textblob_is_resource_missing(name, monkeypatch, clean_supplied)
     supplied = get_metric(name, trees="supplied")
     supplied.check_resources()
     assert supplied.resources == () and supplied.layers == ()
-    supply_trees("constituents", ["a cat", "a big dog"], ["(NP (DT a) (NN cat))", "(NP (DT a) (JJ big) (NN dog))"])
+    supplied_trees.add("constituents", ["a cat", "a big dog"], ["(NP (DT a) (NN cat))", "(NP (DT a) (JJ big) (NN dog))"])
     assert 0 < supplied.segment_scores(["a cat"], [["a big dog"]])[0] < 1
 
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers
-from combo.features.kernels import TreeKernel, sst, tree_edit_distance
-from combo.features.layers import DependencyParse, annotate, supply_trees
-from combo.features.trees import from_dependencies, parse_bracketed, read_conllu, variant
+from combo.analysis import layers
+from combo.analysis.kernels import TreeKernel, sst, tree_edit_distance
+from combo.analysis.layers import DependencyParse, annotate
+from combo.analysis.trees import from_dependencies, parse_bracketed, read_conllu, variant
 from combo.metrics.dependency import (
     chain_counts, dependency_trees, hwcm_scores, parse_of_tree, relation_items, relation_overlaps, token_table,
 )
@@ -25,13 +25,6 @@ def parse(words, heads, relations, tags=None):
     words = tuple(words.split())
     return DependencyParse(words, tuple(tags.split()) if tags else ("X",) * len(words), tuple(heads),
                            tuple(relations.split()), tuple(w.lower() for w in words))
-
-
-@pytest.fixture
-def no_supplied():
-    layers.clear_supplied()
-    yield
-    layers.clear_supplied()
 
 
 # ---------------------------------------------------------------------------
@@ -259,7 +252,7 @@ def write_conllu(path, parses):
     path.write_text("\n".join(blocks), encoding="utf-8")
 
 
-def test_supplied_conllu_gives_the_spacy_scores(tmp_path, no_supplied):
+def test_supplied_conllu_gives_the_spacy_scores(tmp_path, supplied_trees):
     hyps = ["The cat sat on the mat.", "A dog barked loudly.", "He did it. She did not."]
     refs = [["The cat was sitting on the mat."], ["The dog barked."], ["She did it. He did not."]]
     texts = hyps + [r for rs in refs for r in rs]
@@ -267,7 +260,7 @@ def test_supplied_conllu_gives_the_spacy_scores(tmp_path, no_supplied):
     write_conllu(path, annotate("dependencies", texts))
     trees = read_conllu(path, pos="xpos")
     assert len(trees) == len(texts)
-    supply_trees("dependencies", texts, trees, path=str(path))
+    supplied_trees.add("dependencies", texts, trees, path=str(path))
     for spec in ALL:
         if "lemmas" in spec:
             continue
@@ -276,14 +269,14 @@ def test_supplied_conllu_gives_the_spacy_scores(tmp_path, no_supplied):
         np.testing.assert_allclose(supplied.segment_scores(hyps, refs), spacy_scores, atol=1e-12, err_msg=spec)
     # without POS the categories are missing
     write_conllu(tmp_path / "b.conllu", annotate("dependencies", ["Fine."]))
-    supply_trees("dependencies", ["Fine."], read_conllu(tmp_path / "b.conllu", pos=None))
+    supplied_trees.add("dependencies", ["Fine."], read_conllu(tmp_path / "b.conllu", pos=None))
     with pytest.raises(InputError, match="no POS tags"):
         get_metric("dp-hwcm", over="categories", parser="supplied").segment_scores(["Fine."], [["Fine."]])
     assert get_metric("dp-hwcm", parser="supplied").segment_scores(["Fine."], [["Fine."]])[0] == 1.0
 
 
-def test_supplied_tree_missing(no_supplied):
-    supply_trees("dependencies", ["a"], [from_dependencies(["a"], [0], ["root"], ["DT"])])
+def test_supplied_tree_missing(supplied_trees):
+    supplied_trees.add("dependencies", ["a"], [from_dependencies(["a"], [0], ["root"], ["DT"])])
     for name in ("dp-hwcm", "dp-or", "dp-tk", "ted"):
         with pytest.raises(InputError, match="no supplied dependencies tree"):
             get_metric(name, parser="supplied").segment_scores(["a"], [["b"]])

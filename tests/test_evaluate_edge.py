@@ -51,7 +51,7 @@ def test_one_system_gives_undefined_system_correlation_not_nan_text():
 def test_segments_with_one_candidate_give_no_pairs_and_an_undefined_kendall():
     tb = _testbed({"A": {0: "the cat sat"}, "B": {1: "a cat"}}, {("A", 0): 3.0, ("B", 1): 2.0})
     ev = _evaluator(tb)
-    q = ev.quality([0], "kendall")
+    q = ev.quality([0], "wmt_kendall")
     assert q.n == 0 and not q.defined
 
 

@@ -45,8 +45,8 @@ def test_data_packages_are_pinned(project):
 def test_zss_backend_without_zss_names_the_test_extra(monkeypatch):
     import sys
 
-    from combo.features.kernels import tree_edit_distance
-    from combo.features.trees import parse_bracketed
+    from combo.analysis.kernels import tree_edit_distance
+    from combo.analysis.trees import parse_bracketed
 
     monkeypatch.setitem(sys.modules, "zss", None)  # import now fails as if uninstalled
     a = parse_bracketed("(S (NP a) (VP b))")

@@ -23,7 +23,7 @@ def test_example_path_is_public_and_load_testbed_reads_example():
 
 def test_metric_left_out_for_a_missing_resource_names_the_fix(monkeypatch, tmp_path):
     from combo.errors import ResourceMissing
-    from combo.features import wordnet
+    from combo.analysis import wordnet
     from combo.metrics.lexical import meteor
 
     def absent():  # WordNet as a machine without it sees it (the real reader may be loaded in this process)
@@ -44,7 +44,7 @@ def test_wordnet_is_looked_for_in_the_data_home(monkeypatch, tmp_path):
     """combo data fetch wordnet puts it in <data home>/nltk_data, and that is enough for METEOR."""
     from types import SimpleNamespace
 
-    from combo.features.wordnet import _add_nltk_data_env
+    from combo.analysis.wordnet import _add_nltk_data_env
 
     monkeypatch.setenv("COMBO_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("NLTK_DATA", str(tmp_path / "mine"))
@@ -133,7 +133,7 @@ def test_search_and_evaluate_print_ties_meanings_and_warnings():
     doc = json.loads(res.stdout)
     cell = doc["rows"][0]["king"]
     assert 0 <= cell["tie_share"] <= 1 and cell["value_strict"] <= cell["value"]
-    assert "tie_share" not in doc["rows"][0]["kendall"] and set(doc["meanings"]) == {"king", "kendall"}
+    assert "tie_share" not in doc["rows"][0]["wmt_kendall"] and set(doc["meanings"]) == {"king", "wmt_kendall"}
     helped = CliRunner().invoke(main, ["evaluate", "--help"]).output
     from combo.evaluate import CRITERIA, CRITERION_MEANINGS
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from combo import OptionError, get_metric
-from combo.features.ngrams import NgramCounts, pair_matches
-from combo.features.tokenize import tokenize_all
+from combo.analysis.ngrams import NgramCounts, pair_matches
+from combo.analysis.tokenize import tokenize_all
 from combo.metrics.lexical.gtm import greedy_run_sums
 
 

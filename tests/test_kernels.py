@@ -10,11 +10,11 @@ import pytest
 import zss
 
 from combo.errors import OptionError
-from combo.features.kernels import (
+from combo.analysis.kernels import (
     TreeKernel, normalise, ptk, sst, sst_naive, st, st_naive, ted_similarities, ted_similarity,
     tree_edit_distance,
 )
-from combo.features.trees import EMPTY_TREE, Tree, from_chunks, from_dependencies, \
+from combo.analysis.trees import EMPTY_TREE, Tree, from_chunks, from_dependencies, \
     parse_bracketed, variant
 
 A = parse_bracketed("(NP (D a) (N cat))")

@@ -118,13 +118,13 @@ def test_catalogue_lists_languages():
 
 
 def test_search_default_set_leaves_out_what_cannot_read_the_language():
-    res = run("search", "--criterion", "kendall", "--testbed", "example", "--language", "de")
+    res = run("search", "--criterion", "wmt_kendall", "--testbed", "example", "--language", "de")
     assert res.exit_code == 0, res.output
     note = [line for line in res.output.splitlines() if "cannot read 'de'" in line]
     assert note and "rouge-l" in note[0] and "chrf" not in note[0]
     assert "rouge-l" not in res.output.replace(note[0], "")
     # explicit metrics are never silently dropped
-    res = run("search", "--criterion", "kendall", "--testbed", "example", "--language", "de", "-m", "chrf,rouge-l")
+    res = run("search", "--criterion", "wmt_kendall", "--testbed", "example", "--language", "de", "-m", "chrf,rouge-l")
     assert res.exit_code == 2 and "rouge-l reads only 'en'" in res.output
 
 

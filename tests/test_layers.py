@@ -3,9 +3,9 @@
 import pytest
 
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers
-from combo.features.layers import DependencyParse, ShallowParse, annotate
-from combo.features.trees import parse_bracketed
+from combo.analysis import layers, supplied
+from combo.analysis.layers import DependencyParse, ShallowParse, annotate
+from combo.analysis.trees import parse_bracketed
 
 
 @pytest.fixture
@@ -167,22 +167,18 @@ def test_missing_spacy_model_is_resource_missing(monkeypatch):
         annotate("dependencies", ["x"])
 
 
-def test_supplied_trees(tmp_path):
-    layers.clear_supplied()
-    try:
-        trees = [parse_bracketed("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"), parse_bracketed("(S (NN dogs))")]
-        assert layers.supply_trees("constituents", ["the cat sat", "dogs"], trees) == 2
-        assert layers.supplied_trees("constituents", ["dogs", "the cat sat"]) == [trees[1], trees[0]]
-        with pytest.raises(InputError, match="no supplied constituents tree for 1 of 2 texts"):
-            layers.supplied_trees("constituents", ["dogs", "cats"])
-        with pytest.raises(InputError, match="differs from the tree supplied earlier"):
-            layers.supply_trees("constituents", ["dogs"], [trees[0]], path="b.trees")
-        with pytest.raises(InputError, match="1 texts but 2 trees"):
-            layers.supply_trees("discourse", ["x"], trees, path="d.trees")
-        with pytest.raises(OptionError):
-            layers.supply_trees("semantic", ["x"], trees[:1])
-    finally:
-        layers.clear_supplied()
+def test_supplied_trees(supplied_trees):
+    trees = [parse_bracketed("(S (NP (DT the) (NN cat)) (VP (VBD sat)))"), parse_bracketed("(S (NN dogs))")]
+    assert supplied_trees.add("constituents", ["the cat sat", "dogs"], trees) == 2
+    assert supplied.supplied_trees("constituents", ["dogs", "the cat sat"]) == [trees[1], trees[0]]
+    with pytest.raises(InputError, match="no supplied constituents tree for 1 of 2 texts"):
+        supplied.supplied_trees("constituents", ["dogs", "cats"])
+    with pytest.raises(InputError, match="differs from the tree supplied earlier"):
+        supplied_trees.add("constituents", ["dogs"], [trees[0]], path="b.trees")
+    with pytest.raises(InputError, match="1 texts but 2 trees"):
+        supplied_trees.add("discourse", ["x"], trees, path="d.trees")
+    with pytest.raises(OptionError):
+        supplied_trees.add("semantic", ["x"], trees[:1])
 
 
 def test_derived_objects_are_built_once_and_shared(fresh_cache):
@@ -193,11 +189,15 @@ def test_derived_objects_are_built_once_and_shared(fresh_cache):
         return tuple(parse.pos)
 
     texts = ["The cat sat.", "Dogs bark.", "The cat sat."]
-    first = layers.derive("shallow", "pos-tuple", texts, build)
-    second = layers.derive("shallow", "pos-tuple", texts[:2], build)
-    assert len(built) == 2  # each distinct text once, across calls
-    assert first[0] is first[2] is second[0]
-    assert first[1] == tuple(annotate("shallow", ["Dogs bark."])[0].pos)
-    layers.clear_memory()
-    layers.derive("shallow", "pos-tuple", texts, build)
-    assert len(built) == 4  # clear_memory forgets derived objects too
+    with layers.analysis_memo():  # one run, as scoring opens
+        first = layers.derive("shallow", "pos-tuple", texts, build)
+        second = layers.derive("shallow", "pos-tuple", texts[:2], build)
+        assert len(built) == 2  # each distinct text once, across the calls of the run
+        assert first[0] is first[2] is second[0]
+        assert first[1] == tuple(annotate("shallow", ["Dogs bark."])[0].pos)
+        layers.clear_memory()
+        layers.derive("shallow", "pos-tuple", texts, build)
+        assert len(built) == 4  # clear_memory forgets derived objects too
+    with layers.analysis_memo():  # the next run holds nothing of the last one
+        layers.derive("shallow", "pos-tuple", texts, build)
+    assert len(built) == 6

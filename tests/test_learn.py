@@ -125,7 +125,7 @@ def test_rankings_pairs_agree_with_the_meta_evaluator(example):
         for ties in ("discordant", "excluded"):
             ev.kendall_ties = ties
             assert pair_kendall(sign * table.segment[k], pairs, ties).value == pytest.approx(
-                ev.quality([k], "kendall", "ulc").value)
+                ev.quality([k], "wmt_kendall", "ulc").value)
 
 
 def test_training_data_joins_testbeds_with_separate_segments_and_ranges(example):
@@ -405,11 +405,11 @@ def test_a_tuned_metric_knows_its_training_testbeds(example, tmp_path):
     assert "same name" in metric.trained_on(tb.subset(range(10)))
     assert metric.trained_on(tb.subset(range(10), name="part")) is None
     # the command line says so wherever it meta-evaluates, and only then
-    res = _run("evaluate", "--testbed", "example", "-m", str(path), "-m", "chrf", "--criteria", "kendall")
+    res = _run("evaluate", "--testbed", "example", "-m", str(path), "-m", "chrf", "--criteria", "wmt_kendall")
     assert res.exit_code == 0, res.output
     assert f"note: {path} was trained on this test bed" in res.output and "in-sample, not held out" in res.output
     other = tmp_path / "part.jsonl"
     write_jsonl(tb.subset(range(12, 24), name="part"), other)
-    res = _run("evaluate", "--testbed", str(other), "-m", str(path), "-m", "chrf", "--criteria", "kendall")
+    res = _run("evaluate", "--testbed", str(other), "-m", str(path), "-m", "chrf", "--criteria", "wmt_kendall")
     assert res.exit_code == 0, res.output
     assert "in-sample" not in res.output

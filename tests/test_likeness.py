@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from combo.combine.queen import TRIPLES, min_references, queen
+from combo.meta.queen import TRIPLES, min_references, queen
 from combo.errors import InputError, OptionError
 from combo.meta.likeness import (
     king,

@@ -184,6 +184,6 @@ def test_evaluate_resamples_segments_wmt12(data):
 
     tb = combo.load_testbed(data / "wmt12", lp="de-en")
     ev = MetaEvaluator(tb, combo.score_testbed(tb, ["chrf"]))
-    q = ev.with_interval(ev.quality([0], "kendall"), n_resamples=300, seed=0)
+    q = ev.with_interval(ev.quality([0], "wmt_kendall"), n_resamples=300, seed=0)
     assert abs(q.value - 0.2631) < 1e-4 and q.unit == "segments"
     assert q.low < 0.240 and q.high > 0.288

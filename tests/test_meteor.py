@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from combo import OptionError, get_metric
-from combo.features.tokenize import tokenize_13a
+from combo.analysis.tokenize import tokenize_13a
 
 nltk_meteor = pytest.importorskip("nltk.translate.meteor_score")
 
@@ -17,7 +17,7 @@ nltk_meteor = pytest.importorskip("nltk.translate.meteor_score")
 @pytest.fixture(scope="module")
 def wordnet(data):
     """NLTK's WordNet from the shared data folder (skips without it)."""
-    from combo.features.wordnet import load_wordnet
+    from combo.analysis.wordnet import load_wordnet
 
     return load_wordnet()
 

@@ -12,8 +12,9 @@ import combo
 from combo import InputError, OptionError, get_metric, load_model, load_testbed, score_testbed
 from combo.cli import example_path, main
 from combo.combine.learn import train_model
-from combo.combine.model import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel
 from combo.combine.ulc import minmax_normalise
+from combo.metrics.tuned import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel
+from combo.scoring import resolve_metric
 
 SPECS = ["bleu", "chrf", "ter", "rouge-l"]
 
@@ -86,14 +87,14 @@ def test_tuned_metric_through_score_testbed(example, model_file, tmp_path):
     assert len(list((tmp_path / "cache").glob("tuned-*.npz"))) == 1
 
 
-def test_get_metric_reads_model_files(model_file, tmp_path):
+def test_model_files_are_resolved_above_the_registry(model_file, tmp_path):
     path, _ = model_file
-    assert isinstance(get_metric(str(path)), TunedMetric)
-    assert isinstance(combo.get_metric(str(path)), combo.Metric)
+    assert isinstance(resolve_metric(str(path)), TunedMetric)
+    assert isinstance(resolve_metric("bleu:max_order=2"), combo.Metric)
     with pytest.raises(InputError, match="model file not found"):
-        get_metric(str(tmp_path / "missing.json"))
-    with pytest.raises(OptionError, match="no options"):
-        get_metric(str(path), beta=1)
+        resolve_metric(str(tmp_path / "missing.json"))
+    with pytest.raises(OptionError, match=r"combo\.load_model"):  # the registry says where model files are read
+        get_metric(str(path))
 
 
 # -- bad model files -------------------------------------------------------------------------------
@@ -273,10 +274,11 @@ def test_model_in_score_evaluate_and_search(model_file):
     assert res.exit_code == 0, res.output
     assert [r["metric"] for r in json.loads(res.output)["rows"]][:2] == [str(path), "chrf"]
     res = _run("search", "--testbed", "example", "-m", path, "-m", "chrf", "-m", "bleu", "--criterion", "kendall",
-               "--format", "json")
+               "--format", "json")  # kendall: the old name of wmt_kendall, still accepted
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert str(path) in {step["metric"] for step in doc["trace"]}
+    assert doc["criterion"] == "wmt_kendall"
 
 
 def test_real_wmt12_subset_train_then_score(data, tmp_path):

@@ -9,9 +9,10 @@ from click.testing import CliRunner
 import combo
 from combo.cli import main
 from combo.evaluate import MetaEvaluator, search_metric_sets
-from combo.features.corruptions import fluency_corruptions
+from combo.analysis.corruptions import fluency_corruptions
 from combo.io.mutt import MuttTrial, read_mutt, read_mutt_testbed, sample_references, select_trials
-from combo.meta.mutt import fluency_trials, run_unit_tests, unit_test_accuracy, unit_test_passes
+from combo.meta.mutt import unit_test_accuracy, unit_test_passes
+from combo.metric_unit_tests import fluency_trials, run_unit_tests
 from combo.scoring import score_testbed
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from combo import OptionError, get_metric
-from combo.features.tokenize import tokenize_13a
+from combo.analysis.tokenize import tokenize_13a
 from combo.metrics.lexical.nist import NIST_BETA, nist_brevity_penalty
 
 nltk_nist = pytest.importorskip("nltk.translate.nist_score")

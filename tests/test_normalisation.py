@@ -1,5 +1,5 @@
 """One min-max normalisation: ULC (combo evaluate --combine ulc) and a ULC model file agree, inside and
-outside the training range (Giménez & Màrquez 2008, §3.1; combo.combine.ulc.minmax_normalise)."""
+outside the training range (Giménez & Màrquez 2008, §3.1; combo.normalise.minmax_normalise)."""
 
 import json
 
@@ -10,7 +10,7 @@ from scipy.special import expit
 
 from combo import load_testbed, score_testbed
 from combo.cli import example_path, main
-from combo.combine.model import load_model
+from combo.metrics.tuned import load_model
 from combo.combine.ulc import fit_minmax, minmax_normalise, ulc
 from combo.io import write_jsonl
 
@@ -75,7 +75,7 @@ def test_ulc_model_scores_new_data_as_ulc_with_the_training_ranges(split):
 
 def test_evaluate_combine_ulc_equals_the_ulc_model_on_its_training_data(split):
     folder, train, _ = split
-    common = ["evaluate", "--testbed", str(folder / "train.jsonl"), "--criteria", "kendall",
+    common = ["evaluate", "--testbed", str(folder / "train.jsonl"), "--criteria", "wmt_kendall",
               "--bootstrap", "0", "--format", "json", "-q"]
     metrics = [arg for m in SPECS for arg in ("-m", m)]
     ulc_rows = json.loads(_run(common + metrics + ["--combine", "ulc"]))["rows"]
@@ -83,8 +83,8 @@ def test_evaluate_combine_ulc_equals_the_ulc_model_on_its_training_data(split):
     combined = next(r for r in ulc_rows if r["metric"] == "ULC(all)")
     model = next(r for r in model_rows if r["metric"].endswith("ulc.json"))
     # the same segment scores up to the model's sigmoid (monotone): the rank statistic is identical
-    assert model["kendall"]["n"] == combined["kendall"]["n"] > 0
-    assert model["kendall"]["value"] == pytest.approx(combined["kendall"]["value"], abs=1e-12)
+    assert model["wmt_kendall"]["n"] == combined["wmt_kendall"]["n"] > 0
+    assert model["wmt_kendall"]["value"] == pytest.approx(combined["wmt_kendall"]["value"], abs=1e-12)
     fitted = score_testbed(train, SPECS)
     loaded = load_model(folder / "ulc.json")
     np.testing.assert_allclose(loaded.model.raw_scores(fitted.segment), ulc(fitted.segment, fitted.higher_is_better),

@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combo.cli import main
-from combo.combine.queen import queen
+from combo.meta.queen import queen
 from combo.combine.ulc import ulc
-from combo.features.kernels import TreeKernel
-from combo.features.trees import Tree, parse_bracketed
+from combo.analysis.kernels import TreeKernel
+from combo.analysis.trees import Tree, parse_bracketed
 from combo.meta.likeness import king_segment
 from combo.metrics.registry import get_metric
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from combo.combine.queen import (
+from combo.meta.queen import (
     TRIPLES,
     leave_one_out_counts,
     min_references,
@@ -285,7 +285,7 @@ def test_popcount_table_matches_numpy():
 def test_bitset_path_with_the_table_popcount(monkeypatch):
     import sys
 
-    module = sys.modules["combo.combine.queen"]
+    module = sys.modules["combo.meta.queen"]
     monkeypatch.setattr(module, "popcount", popcount_table)  # as on numpy < 2
     rng = np.random.default_rng(16)
     cand, refs = prepare_segment(rng.integers(0, 3, (2, 3, 70)) / 2, rng.integers(0, 3, (2, 70, 70)) / 2)

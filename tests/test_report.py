@@ -107,7 +107,7 @@ def example_page(tmp_path_factory):
 def test_example_report_has_every_part(example_page):
     text = example_page.read_text(encoding="utf-8")
     doc = _embedded(text)
-    assert doc["criteria"] == ["king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq"]
+    assert doc["criteria"] == ["king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq"]
     assert [r["metric"] for r in doc["rows"]] == ["bleu", "chrf", "ter", "rouge-l", "ULC(all)", "QUEEN(all)"]
     for anchor in ("meta", "bars", "correlation", "scatter", "search", "tuned", "mutt", "worst"):
         assert f'<section id="{anchor}">' in text
@@ -123,7 +123,7 @@ def test_example_report_has_every_part(example_page):
 
 def test_example_report_equals_evaluate_json(example_page):
     res = run("evaluate", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter", "-m", "rouge-l",
-              "--criteria", "king,orange,r_snt,kendall,pearson,spearman,acc_eq", "--combine", "ulc,queen",
+              "--criteria", "king,orange,r_snt,wmt_kendall,pearson,spearman,acc_eq", "--combine", "ulc,queen",
               "--bootstrap", "200", "--format", "json", "-q")
     assert res.exit_code == 0, res.output
     _assert_same_numbers(example_page.read_text(encoding="utf-8"), json.loads(res.output))
@@ -156,7 +156,7 @@ def wmt12_page(wmt12_slice):
     assert res.exit_code == 0, res.output
     out = wmt12_slice.with_name("wmt12.html")
     metrics = [x for m in WMT_METRICS for x in ("-m", m)] + ["-m", model]
-    res = run("report", "--testbed", wmt12_slice, *metrics, "--search", "kendall", "--bootstrap", "200", "-q",
+    res = run("report", "--testbed", wmt12_slice, *metrics, "--search", "wmt_kendall", "--bootstrap", "200", "-q",
               "--out", out)
     assert res.exit_code == 0, res.output
     return out, metrics
@@ -166,7 +166,7 @@ def test_wmt12_report_equals_evaluate_json(wmt12_slice, wmt12_page):
     out, metrics = wmt12_page
     text = out.read_text(encoding="utf-8")
     criteria = _embedded(text)["criteria"]
-    assert criteria == ["r_snt", "kendall", "pearson", "spearman", "acc_eq"]  # one reference: no KING/ORANGE
+    assert criteria == ["r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq"]  # one reference: no KING/ORANGE
     assert "king is not shown: needs at least 4 references" in text
     res = run("evaluate", "--testbed", wmt12_slice, *metrics, "--criteria", ",".join(criteria), "--bootstrap",
               "200", "--format", "json", "-q")
@@ -292,7 +292,7 @@ def test_search_and_evaluate_write_the_report_too(tmp_path):
               "--report", tmp_path / "search.html", "-q")
     assert res.exit_code == 0, res.output
     assert 'data-figure="search-trace"' in (tmp_path / "search.html").read_text(encoding="utf-8")
-    res = run("evaluate", "--testbed", "example", "-m", "bleu", "-m", "chrf", "--criteria", "r_snt,kendall",
+    res = run("evaluate", "--testbed", "example", "-m", "bleu", "-m", "chrf", "--criteria", "r_snt,wmt_kendall",
               "--bootstrap", "100", "--format", "json", "--out", tmp_path / "eval.json", "--report",
               tmp_path / "eval.html", "-q")
     assert res.exit_code == 0, res.output
@@ -311,10 +311,10 @@ def test_without_matplotlib_only_the_report_is_unavailable(tmp_path, monkeypatch
 
 
 def test_mutt_heatmap_from_the_released_trials(tmp_path, data):
-    # --mutt runs combo.meta.mutt on the released corruption sets (FLICKR trials with their captions):
+    # --mutt runs combo.metric_unit_tests on the released corruption sets (FLICKR trials with their captions):
     # the report's accuracies equal run_unit_tests on the same trials.
     from combo.io.mutt import read_mutt, select_trials
-    from combo.meta.mutt import run_unit_tests
+    from combo.metric_unit_tests import run_unit_tests
 
     out = tmp_path / "r.html"
     res = run("report", "--testbed", "example", "-m", "bleu", "--mutt", data / "mutt" / "corruptions",

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from combo.budget import Budget, parse_memory
 from combo.cli import main
-from combo.combine.queen import _bitset_loo_counts, leave_one_out_counts, prepare_segment
+from combo.meta.queen import _bitset_loo_counts, leave_one_out_counts, prepare_segment
 from combo.errors import OptionError
 from combo.meta.likeness import king
 from combo.parallel import run_tasks
@@ -175,7 +175,7 @@ def _reference_sets_by_dict(ref_ptr, ref_ids):
 
 
 def test_vectorised_reference_sets_equal_the_definition():
-    from combo.features.ngrams import reference_sets
+    from combo.analysis.ngrams import reference_sets
 
     rng = np.random.default_rng(7)
     for _ in range(200):

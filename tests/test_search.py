@@ -66,7 +66,7 @@ def test_evaluator_on_example_every_criterion_is_defined():
     metrics = ["bleu", "chrf", "rouge-l"]
     table = score_testbed(tb, metrics)
     ev = MetaEvaluator(tb, table, reference_scores(tb, table, metrics))
-    for criterion in ("king", "orange", "r_snt", "kendall", "pearson", "spearman", "acc_eq"):
+    for criterion in ("king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq"):
         qual = ev.quality([0, 1], criterion)
         assert qual.defined, criterion
         with_ci = ev.with_interval(qual, n_resamples=200)

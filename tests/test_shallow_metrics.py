@@ -8,8 +8,8 @@ import pytest
 
 from combo import get_metric
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.features import layers
-from combo.features.layers import annotate
+from combo.analysis import layers
+from combo.analysis.layers import annotate
 from combo.metrics.shallow import PENN_TAGS, chunk_type, typed_overlaps, typed_word_counts
 
 pytest.importorskip("textblob")

@@ -11,11 +11,13 @@ from click.testing import CliRunner
 
 from combo.cli import main
 from combo.errors import InputError, OptionError
-from combo.features import layers
+from combo.analysis import layers
+from combo.analysis.supplied import supply_tree_files
 from combo.io import READER_OPTIONS, load_testbed
 from combo.metrics.registry import get_metric
 from combo.options import Option, parse_options
 from combo.scoring import _Cache, score_testbed
+from combo.testbed import SuppliedTrees
 
 # -- typed options ----------------------------------------------------------------------------------
 
@@ -157,7 +159,7 @@ def _model(tmp_path, edit):
 
 @pytest.mark.parametrize("target", ["self", "other.json"])
 def test_a_model_naming_a_model_is_refused_without_recursion(tmp_path, target):
-    from combo.combine.model import load_model
+    from combo.metrics.tuned import load_model
 
     def edit(doc):
         name = str(tmp_path / "m.json") if target == "self" else target
@@ -168,7 +170,7 @@ def test_a_model_naming_a_model_is_refused_without_recursion(tmp_path, target):
 
 
 def test_a_deeply_nested_model_file_is_one_error(tmp_path):
-    from combo.combine.model import load_model
+    from combo.metrics.tuned import load_model
 
     path = tmp_path / "m.json"
     path.write_text("[" * 100000 + "]" * 100000)
@@ -177,7 +179,7 @@ def test_a_deeply_nested_model_file_is_one_error(tmp_path):
 
 
 def test_model_option_words_are_typed(tmp_path):
-    from combo.combine.model import load_model
+    from combo.metrics.tuned import load_model
 
     load_model(_model(tmp_path, lambda d: d["metrics"][0]["options"].update(lowercase="off")))  # = false: loads
     with pytest.raises(InputError, match="has changed since the model was trained"):
@@ -193,12 +195,9 @@ def test_trees_must_spell_their_lines(tmp_path):
     good.write_text("(S (PRP He) (VBD said) (`` ``) (UH hi) ('' '') (-LRB- -LRB-) (RB twice) (-RRB- -RRB-))\n")
     bad = tmp_path / "bad.trees"
     bad.write_text("(S (PRP She) (VBD said) (UH hi) (RB twice))\n")
-    try:
-        assert layers.supply_tree_files("constituents", texts, good) == 1
-        with pytest.raises(InputError, match="do not spell line 1"):
-            layers.supply_tree_files("constituents", texts, bad)
-    finally:
-        layers.clear_supplied()
+    assert supply_tree_files(SuppliedTrees(), "constituents", texts, good) == 1
+    with pytest.raises(InputError, match="do not spell line 1"):
+        supply_tree_files(SuppliedTrees(), "constituents", texts, bad)
 
 
 def test_apply_with_empty_files_is_an_error_not_zero(tmp_path):
@@ -340,7 +339,7 @@ def test_a_killed_run_keeps_the_metrics_it_finished(tmp_path, monkeypatch):
 
 
 def test_a_model_trained_on_other_analysers_is_refused(tmp_path):
-    from combo.combine.model import load_model
+    from combo.metrics.tuned import load_model
 
     load_model(_model(tmp_path, lambda d: d["training"].update(analysers={"bleu": ""})))  # BLEU reads no analyser
     with pytest.raises(InputError, match="was trained on analyses by 'analysers:spacy:3.0.0'"):
@@ -361,10 +360,7 @@ def test_conllu_trees_spell_their_lines_through_multiword_tokens(tmp_path):
     conllu = tmp_path / "t.conllu"
     conllu.write_text("# text = du pain\n1-2\tdu\t_\t_\t_\t_\t_\t_\t_\t_\n1\tde\tde\tADP\t_\t_\t3\tcase\t_\t_\n"
                       "2\tle\tle\tDET\t_\t_\t3\tdet\t_\t_\n3\tpain\tpain\tNOUN\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
-    try:
-        assert layers.supply_tree_files("dependencies", texts, conllu) == 1
-        texts.write_text("du vin\n", encoding="utf-8")
-        with pytest.raises(InputError, match="do not spell line 1"):
-            layers.supply_tree_files("dependencies", texts, conllu)
-    finally:
-        layers.clear_supplied()
+    assert supply_tree_files(SuppliedTrees(), "dependencies", texts, conllu) == 1
+    texts.write_text("du vin\n", encoding="utf-8")
+    with pytest.raises(InputError, match="do not spell line 1"):
+        supply_tree_files(SuppliedTrees(), "dependencies", texts, conllu)

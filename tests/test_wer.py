@@ -7,7 +7,7 @@ import pytest
 
 import combo
 from combo.errors import InputError, OptionError
-from combo.features.tokenize import tokenize_13a
+from combo.analysis.tokenize import tokenize_13a
 from combo.metrics.lexical.wer import levenshtein_distances, whitespace_words
 
 jiwer = pytest.importorskip("jiwer")

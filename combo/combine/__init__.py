@@ -1,6 +1,7 @@
-"""Metric combinations over score arrays (no text): QUEEN (QARLA) here; ULC, search and learned ranking alongside."""
+"""Metric combinations over score arrays (no text): ULC, search and learned ranking; QUEEN (QARLA), whose core
+KING shares, lives in :mod:`combo.meta.queen` and is re-exported here as a combination scheme."""
 
-from .queen import (
+from ..meta.queen import (
     TRIPLES,
     QueenResult,
     min_references,

@@ -20,7 +20,7 @@
   :class:`UniformCombiner` (ULC, Giménez & Màrquez 2008, the untuned
   baseline).
 * :func:`train_model` turns one or more scored test beds into a
-  :class:`~combo.combine.model.TunedModel`; :func:`cross_validate` gives
+  :class:`~combo.metrics.tuned.TunedModel`; :func:`cross_validate` gives
   out-of-fold scores with scikit-learn's splitters (``GroupKFold`` over
   segments, ``LeaveOneGroupOut`` over test beds). Model selection only ever
   sees the training folds.
@@ -45,7 +45,7 @@ from ..meta.pairwise import KendallLikeResult, wmt_kendall
 from ..metrics.external import without_inputs
 from ..scoring import ScoreTable
 from ..testbed import Testbed
-from .model import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS, MetricEntry, TunedModel
+from ..metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS, MetricEntry, TunedModel
 from .ulc import fit_minmax, minmax_normalise
 
 DEFAULT_CS = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
@@ -729,7 +729,7 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
 
 def _analysers(entry: MetricEntry) -> str:
     from ..metrics.registry import get_metric
-    from ..scoring import analyser_versions
+    from ..metrics.base import analyser_versions
 
     return analyser_versions(get_metric(entry.name, **entry.options))
 

@@ -4,9 +4,9 @@ All functions work on a score matrix ``scores`` of shape (metrics, rows) and
 never touch text. Lower-is-better metrics (error rates) are flipped so that
 every normalised metric is higher-is-better.
 
-:func:`minmax_normalise` is the one min-max normalisation of combo: ULC here,
+:func:`~combo.normalise.minmax_normalise` is the one min-max normalisation of combo: ULC here,
 the features of learned combinations (:mod:`combo.combine.learn`) and the
-scoring of a model file (:mod:`combo.combine.model`) all call it. Giménez &
+scoring of a model file (:mod:`combo.metrics.tuned`) all call it. Giménez &
 Màrquez (2008, §3.1) normalise each metric by the minimum and maximum score it
 takes in the test bed; fitted on the scores being combined (``combo evaluate
 --combine ulc``, ``combo search``) every value lies in [0, 1]. Ranges stored
@@ -26,6 +26,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 from ..errors import InputError
+from ..normalise import minmax_normalise  # the one min-max normalisation (also read by model files)
 
 
 @dataclass
@@ -49,30 +50,6 @@ class Normalisation:
         scores = np.asarray(scores, dtype=np.float64)
         g = np.zeros(scores.shape[1], dtype=np.int64) if group_index is None else np.asarray(group_index)
         return minmax_normalise(scores, self.lo[:, g], self.hi[:, g], self.higher_is_better)
-
-
-def minmax_normalise(scores: np.ndarray, lo: np.ndarray, hi: np.ndarray, higher_is_better: Sequence[bool]
-                     ) -> np.ndarray:
-    """``(x - lo) / (hi - lo)`` per metric, ``1 - .`` for lower-is-better metrics (Giménez & Màrquez 2008, §3.1).
-
-    ``scores`` is (metrics, rows); ``lo`` and ``hi`` are per metric (metrics,)
-    or per metric and row (metrics, rows). Values outside ``[lo, hi]`` are
-    extrapolated (see the module doc). A metric with ``hi == lo`` maps to 0 (a
-    constant adds nothing to a ranking); a NaN score, or a range that could not
-    be fitted (NaN), gives NaN.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    lo = np.asarray(lo, dtype=np.float64)
-    hi = np.asarray(hi, dtype=np.float64)
-    if lo.ndim == 1:
-        lo, hi = lo[:, None], hi[:, None]
-    span = np.broadcast_to(hi - lo, scores.shape)
-    out = np.zeros_like(scores)
-    np.divide(scores - lo, span, out=out, where=span > 0)
-    flip = ~np.asarray(higher_is_better, dtype=bool)
-    out[flip] = np.where(span[flip] > 0, 1.0 - out[flip], 0.0)
-    out[np.isnan(span) | np.isnan(scores)] = np.nan
-    return out
 
 
 def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None

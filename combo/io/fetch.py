@@ -635,7 +635,7 @@ Opener = Callable[[str], BinaryIO]
 
 
 def _default_urlopen(url: str) -> BinaryIO:
-    from .. import __version__
+    from .._version import __version__
     request = urllib.request.Request(url, headers={"User-Agent": f"combo-eval/{__version__}"})
     return urllib.request.urlopen(request, timeout=_TIMEOUT)  # noqa: S310 (URLs are from the catalogue)
 

@@ -24,7 +24,7 @@ whose caption is not found or belongs to several images, keep
 A trial passes (Boag et al. 2016) when the metric scores ``sent``
 above ``corr`` for meaning-altering and fluency-disrupting corruptions, and
 when ``|s(sent) - s(corr)| / s(sent) <= 0.15`` for meaning-preserving ones
-(:mod:`combo.meta.mutt` runs the tests). :func:`select_trials` keeps the
+(:mod:`combo.metric_unit_tests` runs the tests). :func:`select_trials` keeps the
 trials that have references, :func:`sample_references` caps them with a
 seeded sample, and :func:`read_mutt_testbed` does all three for
 ``load_testbed`` (``combo search --criterion mutt``).
@@ -50,7 +50,7 @@ CORRUPTION_KINDS = {
     "near_syms": "meaning-preserving",
     "det_sub": "meaning-preserving",
     "shuffled": "fluency-disrupting",
-    # SICK+ (Boag et al. 2016): generated from sentences, see combo.features.corruptions
+    # SICK+ (Boag et al. 2016): generated from sentences, see combo.analysis.corruptions
     "dup_pp": "fluency-disrupting",
     "rm_pp_head": "fluency-disrupting",
     "reorder_chunks": "fluency-disrupting",

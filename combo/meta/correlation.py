@@ -153,8 +153,10 @@ def spearman(metric, human, average_by: str = "none", undefined: str = "skip") -
     return correlate(metric, human, "spearman", average_by, undefined)
 
 
-def kendall(metric, human, average_by: str = "none", variant: str = "b", undefined: str = "skip") -> CorrelationResult:
-    """Kendall tau-b (``variant="b"``) or Stuart's tau-c (``"c"``) (see :func:`correlate`)."""
+def kendall_tau(metric, human, average_by: str = "none", variant: str = "b", undefined: str = "skip"
+                ) -> CorrelationResult:
+    """Kendall tau-b (``variant="b"``) or Stuart's tau-c (``"c"``) (see :func:`correlate`); WMT's Kendall-like tau over
+    human preferences is :func:`combo.meta.pairwise.wmt_kendall`."""
     if variant not in ("b", "c"):
         raise OptionError(f"unknown Kendall variant {variant!r}; choose 'b' or 'c'")
     return correlate(metric, human, "kendall_" + variant, average_by, undefined)

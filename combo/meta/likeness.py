@@ -23,7 +23,7 @@ choice: ``ties="average"`` (mid-rank, default), ``"optimistic"`` (reference
 first) or ``"pessimistic"``.
 
 Everything works on arrays: ``segments`` is a list of ``(cand_ref, ref_ref)``
-per segment as in :mod:`combo.combine.queen`; ragged sizes are fine; segments
+per segment as in :mod:`combo.meta.queen`; ragged sizes are fine; segments
 that cannot be scored are counted in ``skipped`` with the reason.
 """
 
@@ -35,7 +35,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..combine.queen import (
+from .queen import (
     Seed,
     SkippedSegments,
     _use_broadcast,

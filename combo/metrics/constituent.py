@@ -4,8 +4,8 @@ Trees come from the ``trees`` option: ``chunks`` (default) builds a shallow
 tree sentence -> chunk -> POS -> word from Pattern's parse (a stand-in for
 the Charniak-Johnson constituent parses Asiya uses, since no constituent
 parser installs offline here); ``supplied`` reads Penn trees from any parser
-attached with :func:`combo.features.layers.supply_trees` (kind
-``constituents``).
+attached to the test bed (``testbed.trees.add("constituents", texts, trees)``,
+``--trees constituents``; :mod:`combo.analysis.supplied`).
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InputError
-from ..features.kernels import KERNELS, TreeKernel
-from ..features.layers import annotate, derive, get_layer, supplied_trees
-from ..features.ngrams import group_max, pair_matches, reference_sets
-from ..features.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, parse_bracketed, variant
+from ..analysis.kernels import KERNELS, TreeKernel
+from ..analysis.layers import annotate, derive, get_layer
+from ..analysis.supplied import supplied_trees
+from ..analysis.ngrams import group_max, pair_matches, reference_sets
+from ..analysis.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, parse_bracketed, variant
 from .base import Metric, Option, ReferencePairs
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .registry import register
 from .shallow import chunk_type
 
@@ -210,7 +211,7 @@ class SubtreeCounts:
 
     @classmethod
     def from_shallow(cls, parses, max_depth: int) -> "SubtreeCounts":
-        """The counts of :func:`~combo.features.trees.from_chunks` trees of shallow parses, without words.
+        """The counts of :func:`~combo.analysis.trees.from_chunks` trees of shallow parses, without words.
 
         Built flat without Tree objects: per text a node ``S``, then per token
         its chunk node when the token opens a chunk (``B-X``, or ``I-X`` not

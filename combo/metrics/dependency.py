@@ -1,7 +1,7 @@
 """Dependency-tree metrics: Asiya's DP-HWC and DP-Or, a dependency tree kernel, tree edit distance.
 
 All four compare a hypothesis with one reference at a time and keep the best
-reference (:class:`~combo.metrics.best_reference.PairwiseMetric`, as Asiya);
+reference (:class:`~combo.metrics.pairwise_metric.PairwiseMetric`, as Asiya);
 the corpus score is the mean of the segment scores.
 
 - ``dp-hwcm``: head-word chain matching (Liu & Gildea 2005; Asiya's
@@ -13,13 +13,13 @@ the corpus score is the mean of the segment scores.
   incoming relation is t, ``sum_w min(#h, #r) / sum_w max(#h, #r)``; DP-Or(*)
   averages it over the relations present in either side.
 - ``dp-tk``: a normalised tree kernel (PTK by default, Moschitti 2006b) over
-  the dependency trees of :func:`combo.features.trees.from_dependencies`.
+  the dependency trees of :func:`combo.analysis.trees.from_dependencies`.
 - ``ted``: ``1 - TED / (|a| + |b|)``, Zhang & Shasha's (1989) unit-cost tree
   edit distance over the same trees.
 
 Parses come from spaCy (``parser=spacy``) or from trees the user supplied
 (``parser=supplied``: CoNLL-U read by ``read_conllu``, attached with
-``supply_trees("dependencies", ...)`` or ``combo ... --trees dependencies``).
+``testbed.trees.add("dependencies", ...)`` or ``combo ... --trees dependencies``).
 A comparison with nothing on either side (two empty texts; a chain length or a
 relation neither side has) is skipped, and a pair with nothing left scores 1,
 so identical texts always score 1.
@@ -33,12 +33,13 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InputError, OptionError
-from ..features.kernels import KERNELS, TreeKernel, ted_similarities
-from ..features.layers import DependencyParse, annotate, derive, get_layer, supplied_trees
-from ..features.ngrams import pair_matches
-from ..features.trees import VARIANTS, Tree, from_dependencies, variant
+from ..analysis.kernels import KERNELS, TreeKernel, ted_similarities
+from ..analysis.layers import DependencyParse, annotate, derive, get_layer
+from ..analysis.supplied import supplied_trees
+from ..analysis.ngrams import pair_matches
+from ..analysis.trees import VARIANTS, Tree, from_dependencies, variant
 from .base import Option
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .registry import register
 
 PARSERS = ("spacy", "supplied")
@@ -108,7 +109,7 @@ def parse_of_tree(tree: Tree) -> DependencyParse:
 
 def _not_dependency_tree(tree: Tree, why: str) -> InputError:
     return InputError(f"supplied dependency tree {tree!r} is not in the shape from_dependencies builds ({why})",
-                      fix="supply dependency trees read from CoNLL-U (combo.features.trees.read_conllu)")
+                      fix="supply dependency trees read from CoNLL-U (combo.analysis.trees.read_conllu)")
 
 
 def dependency_parses(texts: Sequence[str], parser: str) -> List[DependencyParse]:
@@ -304,7 +305,7 @@ def _decay(value) -> bool:
 
 
 PARSER_OPTION = Option("spacy", "where parses come from: spacy, or supplied (CoNLL-U trees attached "
-                       "with supply_trees / --trees dependencies)", choices=PARSERS)
+                       "with testbed.trees.add / --trees dependencies)", choices=PARSERS)
 LOWERCASE_OPTION = Option(True, "lowercase the words before matching", short="lc")
 
 

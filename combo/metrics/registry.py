@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 from typing import Any, Dict, List, Type
 
 from ..errors import OptionError
@@ -37,9 +38,7 @@ def _discover() -> None:
     if _DISCOVERED:
         return
     _DISCOVERED = True
-    import combo.metrics as pkg
-
-    for info in pkgutil.walk_packages(pkg.__path__, prefix="combo.metrics."):
+    for info in pkgutil.walk_packages([str(Path(__file__).parent)], prefix=f"{__package__}."):
         if info.name.rsplit(".", 1)[-1] in ("base", "registry"):
             continue
         importlib.import_module(info.name)
@@ -58,11 +57,13 @@ def get_metric(name: str, **options: Any) -> Metric:
     """A metric instance: ``get_metric("bleu", max_order=2)``.
 
     ``name`` may carry options in the command-line form ``"bleu:max_order=2,smooth=floor"``.
-    A name ending in ``.json`` is a tuned-metric model file (``combo train``):
-    ``combo.load_model(name)``.
+    A name ending in ``.json`` is a tuned-metric model file (``combo train``), which the registry does not
+    read (models are built above it): :func:`combo.load_model` reads one, and :func:`combo.scoring.resolve_metric`,
+    ``score_testbed`` and ``-m`` accept either.
     """
     if is_model_file(name):
-        return _model_file(name.strip(), options)
+        raise OptionError(f"{name.strip()} is a model file, not a registered metric: load it with "
+                          "combo.load_model(path) (score_testbed and -m accept model files as they are)")
     name, parsed = parse_metric_spec(name)
     parsed.update(options)
     return metric_class(name)(**parsed)
@@ -72,20 +73,6 @@ def is_model_file(spec: str) -> bool:
     """Whether ``spec`` names a tuned-metric model file (``*.json``; not ``scores:FILE.json``)."""
     spec = spec.strip()
     return spec.lower().endswith(".json") and spec.split(":", 1)[0].strip().lower() not in SHORTHAND
-
-
-def _model_file(path: str, options: Dict[str, Any]) -> Metric:
-    """The tuned metric of a model file; a missing file is an InputError naming it."""
-    from pathlib import Path
-
-    from ..combine.model import load_model
-    from ..errors import InputError
-
-    if options:
-        raise OptionError(f"model file {path}: a tuned metric takes no options (got {sorted(options)})")
-    if not Path(path).is_file():
-        raise InputError("model file not found", path, fix="give the path of a model written by `combo train`")
-    return load_model(path)
 
 
 #: Metrics whose one main option may be given bare: ``mtme:XCOMET-XL``, ``scores:comet.tsv``.

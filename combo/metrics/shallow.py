@@ -22,10 +22,10 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import InputError
-from ..features.layers import annotate, get_layer
-from ..features.ngrams import NgramCounts
+from ..analysis.layers import annotate, get_layer
+from ..analysis.ngrams import NgramCounts
 from .base import Metric, Option
-from .best_reference import PairwiseMetric
+from .pairwise_metric import PairwiseMetric
 from .lexical.nist import NIST
 from .registry import register
 

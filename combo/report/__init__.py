@@ -14,12 +14,12 @@ from .build import ReportInputs, build_report, metric_correlations, worst_segmen
 
 def tuned_weights(specs: Sequence[str], names: Sequence[str]) -> Dict[str, Tuple[Dict[str, float], float]]:
     """Weights and bias of each tuned metric (model file) among ``specs``, keyed by its name in ``names``."""
-    from ..metrics.registry import get_metric
+    from ..scoring import resolve_metric
 
     out = {}
     for spec, name in zip(specs, names):
         if spec.lower().endswith(".json"):
-            metric = get_metric(spec)
+            metric = resolve_metric(spec)
             out[name] = (metric.weights, float(metric.model.bias))
     return out
 

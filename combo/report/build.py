@@ -19,7 +19,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import __version__
+from .._version import __version__
 from ..errors import InputError
 from ..evaluate import (CRITERION_LEVEL, CRITERION_TITLES, MetaEvaluator, Quality, SetSearch, evaluate_entries, evaluation_rows,
                         significance_clusters, supported_criteria, WMT23_CRITERIA)

@@ -21,8 +21,8 @@ import numpy as np
 from scipy import sparse
 
 from ...errors import InputError
-from ...features.ngrams import NgramCounts, clipped_matches
-from ...features.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.ngrams import NgramCounts, clipped_matches
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer
 from ..base import Metric, Option, safe_divide
 from ..registry import register
 

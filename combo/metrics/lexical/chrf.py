@@ -25,7 +25,7 @@ import numpy as np
 from scipy import sparse
 
 from ...errors import InputError, OptionError
-from ...features.ngrams import NgramCounts, Vocabulary, pair_matches
+from ...analysis.ngrams import NgramCounts, Vocabulary, pair_matches
 from ..base import Metric, Option, ReferencePairs, first_best_per_row
 from ..registry import register
 

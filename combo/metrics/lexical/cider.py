@@ -28,8 +28,8 @@ from typing import Sequence
 import numpy as np
 from scipy import sparse
 
-from ...features.ngrams import NgramCounts, group_max, reference_sets
-from ...features.tokenize import TOKENIZERS, tokenize_all
+from ...analysis.ngrams import NgramCounts, group_max, reference_sets
+from ...analysis.tokenize import TOKENIZERS, tokenize_all
 from ..base import Metric, Option, safe_divide
 from ..registry import register
 

@@ -36,8 +36,8 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
-from ...features.ngrams import NgramCounts, pair_matches
-from ...features.tokenize import TOKENIZERS, tokenize_all
+from ...analysis.ngrams import NgramCounts, pair_matches
+from ...analysis.tokenize import TOKENIZERS, tokenize_all
 from ..base import Metric, Option, safe_divide
 from ..registry import register
 

@@ -30,9 +30,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...errors import OptionError
-from ...features.ngrams import Vocabulary
-from ...features.tokenize import TOKENIZERS, get_tokenizer
-from ...features.wordnet import load_wordnet, synonym_lemmas
+from ...analysis.ngrams import Vocabulary
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.wordnet import load_wordnet, synonym_lemmas
 from ..base import Metric, Option
 from ..registry import register
 
@@ -236,7 +236,7 @@ def meteor_from_counts(matches, chunks, hyp_len, ref_len, alpha: float, beta: fl
 class METEOR(Metric):
     """METEOR (Banerjee & Lavie 2005) matching NLTK's ``meteor_score``; modules exact, stem, synonym.
 
-    Only the ``synonym`` module needs WordNet (:mod:`combo.features.wordnet`).
+    Only the ``synonym`` module needs WordNet (:mod:`combo.analysis.wordnet`).
     Each distinct text is tokenised once, each distinct word stemmed and
     looked up in WordNet once; exact and stem stages are vectorised over all
     (hypothesis, reference) pairs. Reference weights are ignored.

@@ -23,8 +23,8 @@ from typing import Sequence
 import numpy as np
 from scipy import sparse
 
-from ...features.ngrams import NgramCounts, group_max, reference_sets
-from ...features.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.ngrams import NgramCounts, group_max, reference_sets
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer
 from ..base import Metric, Option
 from ..registry import register
 

@@ -31,8 +31,8 @@ import numpy as np
 from scipy import sparse
 
 from ...errors import InputError
-from ...features.ngrams import NgramCounts, Vocabulary, pair_matches
-from ...features.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.ngrams import NgramCounts, Vocabulary, pair_matches
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer
 from ..base import Metric, Option, safe_divide
 from ..registry import register
 
@@ -53,23 +53,19 @@ def tokenize_rouge(line: str) -> str:
     return " ".join(rouge_tokens(line))
 
 
-_STEMS: Dict[str, str] = {}
-_PORTER: List[Callable[[str], str]] = []
-
-
+@lru_cache(maxsize=2 ** 18)
 def porter_stem(token: str) -> str:
-    """NLTK's Porter stemmer (default mode), applied as rouge-score does: only to tokens longer than 3 characters."""
-    stem = _STEMS.get(token)
-    if stem is None:
-        if len(token) <= 3:
-            stem = token
-        else:
-            if not _PORTER:
-                from nltk.stem.porter import PorterStemmer
-                _PORTER.append(PorterStemmer().stem)
-            stem = _PORTER[0](token)
-        _STEMS[token] = stem
-    return stem
+    """NLTK's Porter stemmer (default mode), applied as rouge-score does: only to tokens longer than 3 characters.
+
+    Memoised per token in a bounded cache (as the tokenisers are), not an unbounded module dict."""
+    return token if len(token) <= 3 else _porter_stemmer()(token)
+
+
+@lru_cache(maxsize=1)
+def _porter_stemmer() -> Callable[[str], str]:
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer().stem
 
 
 @lru_cache(maxsize=2 ** 18)

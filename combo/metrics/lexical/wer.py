@@ -32,8 +32,8 @@ from typing import Callable, Dict, List, Sequence
 
 import numpy as np
 
-from ...features.ngrams import NgramCounts, pair_matches
-from ...features.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.ngrams import NgramCounts, pair_matches
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer
 from ..base import Metric, Option, ReferencePairs, first_best_per_row, safe_divide
 from ..registry import register
 

@@ -46,7 +46,7 @@ import numpy as np
 from scipy import sparse
 
 from combo.errors import OptionError
-from combo.features.trees import Tree, TreeIndex
+from combo.analysis.trees import Tree, TreeIndex
 
 __all__ = [
     "KERNELS", "sst", "st", "ptk", "sst_naive", "st_naive", "normalise", "TreeKernel",

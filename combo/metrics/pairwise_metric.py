@@ -1,4 +1,4 @@
-"""Metrics defined on one (hypothesis, reference) pair, best over the references.
+"""The PairwiseMetric base: metrics defined on one (hypothesis, reference) pair, best over the references.
 
 Most linguistic metrics (Asiya's SP-*, CP-*, DP-*, tree kernels, embedding
 similarities) compare a hypothesis with one reference at a time and take the

@@ -5,8 +5,8 @@ A :class:`Tree` is stored flat, in pre-order: ``labels[i]`` and ``arities[i]``
 tree, so equality and hashing are tuple operations (by content, no recursion)
 and a subtree is a slice. Leaves are nodes without children; in a parse tree
 they are the words. Everything a kernel needs (children lists, productions,
-post-order, integer ids of labels and productions shared by all trees of the
-process) is derived once per tree and cached in :attr:`Tree.index`.
+post-order, integer ids of labels and productions) is derived once per tree
+and id scope and cached in :attr:`Tree.index`.
 
 Builders: Penn bracketed strings and files (:func:`parse_bracketed`,
 :func:`read_bracketed`), CoNLL-U dependency blocks (:func:`from_dependencies`,
@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 import threading
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -30,30 +32,71 @@ from combo.errors import InputError
 __all__ = [
     "Tree", "TreeIndex", "EMPTY_TREE", "parse_bracketed", "read_bracketed",
     "from_dependencies", "read_conllu", "from_chunks", "variant", "VARIANTS",
-    "label_id", "SPLIT_LABEL", "PROPAGATION_SEPARATOR",
+    "label_id", "TreeIds", "tree_ids", "current_tree_ids", "SPLIT_LABEL", "PROPAGATION_SEPARATOR",
 ]
 
 
 # ---------------------------------------------------------------------------
-# Integer ids of labels and productions, shared by every tree of the process
+# Integer ids of labels and productions, shared by the trees of one scope
 # ---------------------------------------------------------------------------
 
-_LOCK = threading.Lock()
-_LABEL_IDS: Dict[str, int] = {}
-_PRODUCTION_IDS: Dict[Tuple[int, Tuple[int, ...]], int] = {}
+class TreeIds:
+    """Integer ids of labels and productions, numbered in order of first appearance.
+
+    The trees compared in one computation must share one numbering. The numbering
+    is scoped (:func:`tree_ids`): scoring opens a fresh one for each metric it
+    runs and a metric's public methods open one when none is open, so the ids, and
+    the order in which kernels sum over them, never depend on what else the
+    process scored before (a kernel score is then the same to the last digit
+    whatever ran first, and with any number of worker processes).
+    """
+
+    __slots__ = ("labels", "productions", "lock")
+
+    def __init__(self) -> None:
+        self.labels: Dict[str, int] = {}
+        self.productions: Dict[Tuple[int, Tuple[int, ...]], int] = {}
+        self.lock = threading.Lock()
+
+    def intern(self, table: dict, key) -> int:
+        found = table.get(key)
+        if found is None:
+            with self.lock:
+                found = table.setdefault(key, len(table))
+        return found
+
+    def label_id(self, label: str) -> int:
+        return self.intern(self.labels, label)
 
 
-def _intern(table: dict, key) -> int:
-    found = table.get(key)
-    if found is None:
-        with _LOCK:
-            found = table.setdefault(key, len(table))
-    return found
+#: The numbering in use; set only inside :func:`tree_ids`. Outside any scope (a kernel called on two trees
+#: directly) each tree is indexed with :data:`_UNSCOPED`, the one numbering such direct calls share.
+_IDS: ContextVar[Optional[TreeIds]] = ContextVar("combo_tree_ids", default=None)
+_UNSCOPED = TreeIds()
+
+
+def current_tree_ids() -> TreeIds:
+    return _IDS.get() or _UNSCOPED
+
+
+@contextmanager
+def tree_ids(fresh: bool = False) -> Iterator[TreeIds]:
+    """A label and production numbering for the trees of the ``with`` body: the one already open (a new one if
+    none is, or with ``fresh``); trees indexed under another numbering are indexed again."""
+    current = _IDS.get()
+    if current is not None and not fresh:
+        yield current
+        return
+    token = _IDS.set(TreeIds())
+    try:
+        yield _IDS.get()
+    finally:
+        _IDS.reset(token)
 
 
 def label_id(label: str) -> int:
-    """Process-wide integer id of a label (the same string gets the same id in every tree)."""
-    return _intern(_LABEL_IDS, label)
+    """The integer id of a label in the numbering in use (the same string gets the same id in every tree)."""
+    return current_tree_ids().label_id(label)
 
 
 class TreeIndex:
@@ -73,23 +116,24 @@ class TreeIndex:
     by decreasing id is a valid dynamic-programming order.
     """
 
-    __slots__ = ("n", "children", "parent", "end", "height", "label_ids",
+    __slots__ = ("ids", "n", "children", "parent", "end", "height", "label_ids",
                  "production_ids", "preterminal_counts", "phrasal_by_production", "cache",
                  "_by_production", "_by_label", "_postorder", "_arrays")
 
-    def __init__(self, labels: Tuple[str, ...], arities: Tuple[int, ...]):
+    def __init__(self, labels: Tuple[str, ...], arities: Tuple[int, ...], numbering: Optional[TreeIds] = None):
+        numbering = self.ids = numbering or current_tree_ids()
         n = self.n = len(labels)
-        get = _LABEL_IDS.get
+        get = numbering.labels.get
         ids = list(map(get, labels))
         if None in ids:
-            ids = [label_id(s) for s in labels]
+            ids = [numbering.label_id(s) for s in labels]
         self.label_ids = ids
         children: List[Tuple[int, ...]] = [()] * n
         parent = [-1] * n
         end = list(range(1, n + 1))
         height = [0] * n
         prods = [-1] * n
-        get_prod = _PRODUCTION_IDS.get
+        get_prod = numbering.productions.get
         # right to left: the children of i are i + 1, end[i + 1], ... and are done before i
         for i in range(n - 1, -1, -1):
             arity = arities[i]
@@ -109,7 +153,7 @@ class TreeIndex:
             children[i] = kids = tuple(kids)
             key = (ids[i], tuple([2 * ids[k] + (not arities[k]) for k in kids]))
             p = get_prod(key)
-            prods[i] = p if p is not None else _intern(_PRODUCTION_IDS, key)
+            prods[i] = p if p is not None else numbering.intern(numbering.productions, key)
         self.children, self.parent, self.end, self.height = children, parent, end, height
         self.production_ids = prods
         pre: Dict[int, int] = {}
@@ -289,10 +333,12 @@ class Tree:
 
     @property
     def index(self) -> TreeIndex:
-        """Derived data (children, productions, post-order, ids), built once."""
-        if self._index is None:
-            object.__setattr__(self, "_index", TreeIndex(self.labels, self.arities))
-        return self._index
+        """Derived data (children, productions, post-order, ids), built once per numbering (:func:`tree_ids`)."""
+        index, numbering = self._index, current_tree_ids()
+        if index is None or index.ids is not numbering:
+            index = TreeIndex(self.labels, self.arities, numbering)
+            object.__setattr__(self, "_index", index)
+        return index
 
     @property
     def label(self) -> Optional[str]:

@@ -3,9 +3,12 @@
 A layer is an annotator with a name and a version string (the annotator's
 package and model versions and our own encoding version). :func:`annotate`
 returns the analysis of a list of texts in order, computing only the texts
-not seen before: first an in-process memo, then an on-disk cache (one SQLite
-file per cache folder, one table per layer and version, keyed by a 128-bit
-BLAKE2b hash of the text), then the annotator itself, in batches.
+not seen before: first the in-memory memo of the run (:class:`AnalysisMemo`,
+opened by :func:`analysis_memo`: scoring opens one per call, a metric's public
+methods one per call when none is open, so nothing is held in memory from one
+test bed to the next), then an on-disk cache (one SQLite file per cache
+folder, one table per layer and version, keyed by a 128-bit BLAKE2b hash of
+the text), then the annotator itself, in batches.
 
 Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 
@@ -21,8 +24,8 @@ Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 
 The cache folder is ``$COMBO_CACHE_DIR`` if set (the empty string turns the
 disk cache off), else ``~/.cache/combo``; :func:`set_cache_dir` overrides both.
-Trees a user supplies from any parser (Penn bracketed, CoNLL-U) are attached
-with :func:`supply_trees` and read back with :func:`supplied_trees`.
+Trees a user supplies from any parser belong to a test bed, not to this
+process: see :mod:`combo.analysis.supplied`.
 """
 
 from __future__ import annotations
@@ -35,19 +38,18 @@ import os
 import sys
 import sqlite3
 import threading
-import unicodedata
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from ..errors import InputError, OptionError, ResourceMissing
+from ..errors import OptionError, ResourceMissing
 from ..extras import install_hint
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
-    "set_cache_dir", "cache_dir", "clear_memory", "supply_trees", "supply_tree_files", "supplied_trees",
-    "clear_supplied", "supplied_state", "restore_supplied",
+    "set_cache_dir", "cache_dir", "clear_memory", "AnalysisMemo", "analysis_memo",
 ]
 
 ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
@@ -295,8 +297,45 @@ def get_layer(name: str) -> Layer:
 
 _UNSET = object()
 _cache_dir_override = _UNSET
-_memory: Dict[str, Dict[str, object]] = {}
 _lock = threading.Lock()
+
+
+class AnalysisMemo:
+    """The analyses (by layer version, then text) and derived objects (by layer version and derivation, then text)
+    of one run, held in memory so that every metric of the run reuses them."""
+
+    def __init__(self) -> None:
+        self.analyses: Dict[str, Dict[str, object]] = {}
+        self.derived: Dict[Tuple[str, str], Dict[str, object]] = {}
+
+    def clear(self) -> None:
+        with _lock:
+            self.analyses.clear()
+            self.derived.clear()
+
+
+#: The memo of the run in progress; set only inside :func:`analysis_memo`.
+_MEMO: ContextVar[Optional[AnalysisMemo]] = ContextVar("combo_analysis_memo", default=None)
+
+
+@contextmanager
+def analysis_memo() -> Iterator[AnalysisMemo]:
+    """Keep analyses in memory for the ``with`` body (a scoring run), or use the one already open; dropped at the
+    end. Outside any, each :func:`annotate` / :func:`derive` call has a memo of its own (the disk cache still
+    serves every call)."""
+    current = _MEMO.get()
+    if current is not None:
+        yield current
+        return
+    token = _MEMO.set(AnalysisMemo())
+    try:
+        yield _MEMO.get()
+    finally:
+        _MEMO.reset(token)
+
+
+def _memo() -> AnalysisMemo:
+    return _MEMO.get() or AnalysisMemo()
 
 
 def set_cache_dir(folder) -> None:
@@ -316,10 +355,11 @@ def cache_dir() -> Optional[Path]:
 
 
 def clear_memory() -> None:
-    """Forget the in-process memo and derived objects (the disk cache stays)."""
-    with _lock:
-        _memory.clear()
-        _derived.clear()
+    """Forget the analyses and derived objects of the memo in use, as a new run would start (the disk cache
+    stays)."""
+    memo = _MEMO.get()
+    if memo is not None:
+        memo.clear()
 
 
 def _key(text: str) -> bytes:
@@ -446,7 +486,7 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
     layer.check()
     version = layer.version()
     with _lock:
-        memo = _memory.setdefault(version, {})
+        memo = _memo().analyses.setdefault(version, {})
     todo = list(dict.fromkeys(t for t in texts if t not in memo))
     if todo:
         folder = cache_dir()
@@ -477,11 +517,9 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
     return [memo[t] for t in texts]
 
 
-_derived: Dict[Tuple[str, str], Dict[str, object]] = {}
-
-
 def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[object], object]) -> list:
-    """``build`` applied to each text's ``layer_name`` analysis, once per process and derivation ``name``.
+    """``build`` applied to each text's ``layer_name`` analysis, once per run (:func:`analysis_memo`) and
+    derivation ``name``.
 
     Every metric asking for the same derivation (say the chunk tree of each
     text) gets the same objects, so what they cache (a tree's kernel index)
@@ -489,138 +527,10 @@ def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[ob
     """
     layer = get_layer(layer_name)
     with _lock:
-        memo = _derived.setdefault((layer.version(), name), {})
+        memo = _memo().derived.setdefault((layer.version(), name), {})
     todo = [t for t in dict.fromkeys(texts) if t not in memo]
     if todo:
         built = {t: build(a) for t, a in zip(todo, annotate(layer_name, todo))}
         with _lock:
             memo.update(built)
     return [memo[t] for t in texts]
-
-
-# ---------------------------------------------------------------------------
-# Trees supplied by the user
-# ---------------------------------------------------------------------------
-
-_supplied: Dict[str, Dict[str, object]] = {}
-#: The tree families trees can be supplied for (``--trees KIND TEXTS TREES``).
-TREE_KINDS = ("constituents", "dependencies", "discourse")
-
-
-def supply_trees(kind: str, texts: Sequence[str], trees: Sequence[object], path: Optional[str] = None) -> int:
-    """Attach ``trees[i]`` (from any parser) as the ``kind`` analysis of ``texts[i]``; returns how many.
-
-    ``kind`` names the tree family a metric asks for: ``constituents``,
-    ``dependencies`` or ``discourse``. A text given twice must get the same tree.
-    """
-    if kind not in TREE_KINDS:
-        raise OptionError(f"supplied trees: kind {kind!r} must be one of {', '.join(TREE_KINDS)}")
-    if len(texts) != len(trees):
-        raise InputError(f"{len(texts)} texts but {len(trees)} trees", path,
-                         fix="give one tree per line of the text file, in the same order")
-    table = _supplied.setdefault(kind, {})
-    for i, (text, tree) in enumerate(zip(texts, trees)):
-        old = table.get(text)
-        if old is not None and old != tree:
-            raise InputError(f"tree {i + 1} differs from the tree supplied earlier for the same text", path,
-                             fix="supply one tree per distinct text")
-        table[text] = tree
-    return len(texts)
-
-
-def supplied_trees(kind: str, texts: Sequence[str]) -> list:
-    """The supplied ``kind`` tree of each text; InputError naming the first text without one."""
-    table = _supplied.get(kind, {})
-    missing = [t for t in texts if t not in table]
-    if missing:
-        raise InputError(f"no supplied {kind} tree for {len(missing)} of {len(texts)} texts "
-                         f"(first: {missing[0][:60]!r})",
-                         fix=f"supply {kind} trees for every hypothesis and reference (combo score --trees)")
-    return [table[t] for t in texts]
-
-
-def supplied_digest(kind: str, texts: Optional[Sequence[str]] = None) -> str:
-    """SHA-256 (16 hex digits) of the supplied ``kind`` trees (of ``texts``, default all): what a score read from
-    them depends on, for signatures and the score cache."""
-    table = _supplied.get(kind, {})
-    h = hashlib.sha256()
-    for text in sorted(table if texts is None else set(texts) & set(table)):
-        tree = table[text]
-        h.update(text.encode("utf-8", "surrogatepass") + b"\x1f")
-        h.update((tree.to_bracketed() if hasattr(tree, "to_bracketed") else repr(tree)).encode("utf-8") + b"\x1e")
-    return h.hexdigest()[:16]
-
-
-def clear_supplied() -> None:
-    _supplied.clear()
-
-
-def supplied_state() -> Dict[str, Dict[str, object]]:
-    """A copy of every supplied tree table, for worker processes (which start without them)."""
-    return {kind: dict(table) for kind, table in _supplied.items()}
-
-
-def restore_supplied(state: Dict[str, Dict[str, object]]) -> None:
-    """Attach the tables of :func:`supplied_state` in this process."""
-    for kind, table in state.items():
-        _supplied.setdefault(kind, {}).update(table)
-
-
-def supply_tree_files(kind: str, texts_path, trees_path) -> int:
-    """Attach the trees of ``trees_path`` to the lines of ``texts_path``, line by line.
-
-    A ``.conllu`` file is read as CoNLL-U (one sentence block per text line),
-    any other as Penn bracketed trees, one per line. Returns the number of texts.
-    """
-    from ..io.text import read_lines
-    from .trees import read_bracketed, read_conllu
-
-    texts = read_lines(texts_path)
-    path = Path(trees_path)
-    lines = read_lines(path, allow_empty=True)  # a missing, unreadable or non-UTF-8 file: one error naming it
-    conllu = path.suffix.lower() == ".conllu"
-    trees = read_conllu(path) if conllu else read_bracketed(path)
-    if len(trees) != len(texts):
-        raise InputError(f"{len(trees)} trees for the {len(texts)} lines of {texts_path}", str(trees_path),
-                         fix="give exactly one tree per line of the text file, in the same order")
-    spelled = _conllu_surfaces(lines) if conllu else [" ".join(tree.leaves()) for tree in trees]
-    for i, (text, words) in enumerate(zip(texts, spelled)):
-        if _spelling(words) != _spelling(text):
-            raise InputError(f"the words of tree {i + 1} ({words[:40]!r}) do not spell line {i + 1} of {texts_path} "
-                             f"({text[:40]!r})", str(trees_path), None if conllu else i + 1,
-                             fix="give the trees of this text file, one per line, in the same order")
-    return supply_trees(kind, texts, trees, path=str(trees_path))
-
-
-def _conllu_surfaces(lines: Sequence[str]) -> List[str]:
-    """The surface words of each CoNLL-U sentence: a multiword token's form (``1-2 du``) stands for its parts."""
-    out: List[str] = []
-    words: List[str] = []
-    covered = 0
-    for line in list(lines) + [""]:
-        if not line.strip():
-            if words:
-                out.append(" ".join(words))
-            words, covered = [], 0
-            continue
-        if line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        first = cols[0]
-        if "." in first:
-            continue
-        if "-" in first:
-            words.append(cols[1] if len(cols) > 1 else "")
-            covered = int(first.split("-")[1]) if first.split("-")[1].isdigit() else covered
-        elif not (first.isdigit() and int(first) <= covered):
-            words.append(cols[1] if len(cols) > 1 else "")
-    return out
-
-
-_PTB_ESCAPES = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}"}
-def _spelling(text: str) -> str:
-    """What a tree's words must spell: the text without white space and punctuation (parsers rewrite quotes as
-    `` and '', discourse trees may leave punctuation out), with Penn Treebank bracket escapes undone."""
-    for escape, char in _PTB_ESCAPES.items():
-        text = text.replace(escape, char)
-    return "".join(c for c in text if not (c.isspace() or unicodedata.category(c).startswith("P") or c == "`"))

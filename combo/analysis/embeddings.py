@@ -90,15 +90,23 @@ def vectors_spec_ok(spec) -> bool:
     return isinstance(spec, str) and bool(spec.strip())
 
 
-@lru_cache(maxsize=4)
 def load_vectors(spec: str = GLOVE_6B_50D) -> WordVectors:
-    """The word-vector table ``spec``: ``"glove-6b-50d"`` or the path of a word2vec / GloVe text file."""
+    """The word-vector table ``spec``: ``"glove-6b-50d"`` or the path of a word2vec / GloVe text file.
+
+    Loaded once per process and file version: a file rewritten at the same path (its size or modification
+    time changed) is read again, never served from the table of its previous content."""
     if spec == GLOVE_6B_50D:
-        return _load_glove_6b_50d()
+        return _vectors_of(spec, None)
     path = Path(spec)
     if not path.is_file():
         check_vectors(spec)  # raises the InputError
-    return read_text_vectors(path)
+    stat = path.stat()
+    return _vectors_of(spec, (stat.st_size, stat.st_mtime_ns))
+
+
+@lru_cache(maxsize=4)
+def _vectors_of(spec: str, version) -> WordVectors:
+    return _load_glove_6b_50d() if spec == GLOVE_6B_50D else read_text_vectors(Path(spec))
 
 
 def _glove_folder() -> Path:

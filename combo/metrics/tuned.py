@@ -1,5 +1,9 @@
 """Tuned-metric model files (JSON, never pickle) and :class:`TunedMetric`, a learned combination used as a metric.
 
+A tuned metric analyses text through its component metrics, so it lives with the metrics (the combinations in
+:mod:`combo.combine` work on score arrays only); :mod:`combo.combine.learn` writes the files,
+:func:`combo.scoring.resolve_metric` and :func:`load_model` read them.
+
 A model is a linear combination of metric segment scores, each min-max
 normalised with ranges stored in the file (lower-is-better metrics flipped):
 
@@ -14,7 +18,7 @@ normalised with the ranges stored in the file (the union of the training
 ranges), never with ranges taken from the data being scored, so a segment
 gets the same score alone or within any corpus; values outside the stored
 range are extrapolated linearly (not clipped: clipping would turn distinct
-scores into ties). The normalisation is :func:`combo.combine.ulc.minmax_normalise`,
+scores into ties). The normalisation is :func:`combo.normalise.minmax_normalise`,
 the one ULC uses, so a ``ulc`` model scores new data as ULC with the
 training ranges does.
 
@@ -39,8 +43,8 @@ from scipy.special import expit
 
 from ..errors import InputError, OptionError
 from ..io.text import write_text_atomic
-from ..metrics.base import Metric, safe_divide
-from .ulc import minmax_normalise
+from ..normalise import minmax_normalise
+from .base import Metric, analyser_versions, safe_divide
 
 FORMAT = "combo-tuned-metric"
 FORMAT_VERSION = 1
@@ -100,7 +104,7 @@ class TunedModel:
 
     def __post_init__(self) -> None:
         if not self.combo_version:
-            from .. import __version__
+            from .._version import __version__
 
             self.combo_version = __version__
         self.lo = np.asarray(self.lo, dtype=np.float64)
@@ -193,7 +197,7 @@ class TunedMetric(Metric):
 
     @property
     def signature(self) -> str:
-        from .. import __version__
+        from .._version import __version__
 
         return (f"tuned|model:{self.model.name}|method:{self.model.method}|metrics:{len(self.components)}"
                 f"|sha256:{self._digest[:16]}|format:{self.model.format_version}|version:{__version__}")
@@ -289,7 +293,7 @@ def load_model(path) -> TunedMetric:
     """Read and validate a model file; return the tuned metric (never executes code from the file)."""
     from ..io.jsonl import unique_keys
     from ..io.text import read_bytes
-    from ..metrics.registry import get_metric, is_model_file
+    from .registry import get_metric, is_model_file
 
     p = str(path)
     data = read_bytes(p)
@@ -328,8 +332,6 @@ def load_model(path) -> TunedMetric:
         recorded = model.training.get("analysers", {}).get(entry.spec) if isinstance(
             model.training.get("analysers"), dict) else None
         if recorded is not None:
-            from ..scoring import analyser_versions
-
             now = analyser_versions(metric)
             if now != recorded:
                 raise InputError(f"metric {entry.spec!r} was trained on analyses by {recorded!r}, this installation "
