@@ -54,8 +54,8 @@ PLACEHOLDERS = [
 FRAGMENTS = {
     "combo --debug ...": "combo --debug score --testbed example -m bleu",
     "combo --debug score ...": "combo --debug score --testbed example -m bleu",
-    "combo evaluate ... --criteria kendall --bootstrap 0":
-        "combo evaluate --testbed example -m bleu -m chrf --criteria kendall --bootstrap 0",
+    "combo evaluate ... --criteria wmt_kendall --bootstrap 0":
+        "combo evaluate --testbed example -m bleu -m chrf --criteria wmt_kendall --bootstrap 0",
     "combo score/evaluate --trees dependencies TEXTS FILE.conllu":
         "combo score --testbed my-testbed.jsonl -m dp-hwcm:parser=supplied "
         "--trees dependencies system-A.txt system-A.conllu --trees dependencies reference.txt reference.conllu",
@@ -65,7 +65,7 @@ FRAGMENTS = {
     "combo score -m bleu,chrf": "combo score --testbed example -m bleu,chrf",
     "combo score --format json": "combo score --testbed example --format json",
     "combo evaluate --format json": "combo evaluate --testbed example --bootstrap 10 --format json",
-    "combo evaluate --criteria kendall": "combo evaluate --testbed example --criteria kendall --bootstrap 10",
+    "combo evaluate --criteria wmt_kendall": "combo evaluate --testbed example --criteria wmt_kendall --bootstrap 10",
     "combo search --criterion king": "combo search --testbed example --criterion king",
     "combo search --criterion mutt":
         "combo search --testbed {data}/mutt/corruptions --testbed-option flickr8k={data}/flickr8k "
@@ -77,10 +77,10 @@ FRAGMENTS = {
 #: Options the suite adds to a command that is fast apart from them (fewer bootstrap resamples: the
 #: intervals take longer to draw, nothing else changes), so that this file stays near a minute.
 SUITE_OPTIONS = {
-    "combo evaluate --testbed PATH --criteria r_snt,kendall --combine ulc,queen": ["--bootstrap", "20"],
-    "combo evaluate --testbed example -m model.json -m chrf --criteria kendall": ["--bootstrap", "20"],
-    "combo evaluate --testbed example -m ex.json -m chrf --criteria kendall": ["--bootstrap", "20"],
-    "combo report --testbed PATH [-m ...] [--search kendall] [--mutt CORRUPTIONS --mutt-flickr8k DIR] "
+    "combo evaluate --testbed PATH --criteria r_snt,wmt_kendall --combine ulc,queen": ["--bootstrap", "20"],
+    "combo evaluate --testbed example -m model.json -m chrf --criteria wmt_kendall": ["--bootstrap", "20"],
+    "combo evaluate --testbed example -m ex.json -m chrf --criteria wmt_kendall": ["--bootstrap", "20"],
+    "combo report --testbed PATH [-m ...] [--search wmt_kendall] [--mutt CORRUPTIONS --mutt-flickr8k DIR] "
     "--out report.html": ["--bootstrap", "20"],
 }
 
@@ -99,23 +99,23 @@ SLOW = {
         "DSTC7: 1,000 contexts and every default metric against up to 1,009 references before capping",
     "combo search --criterion r_snt --scheme ulc --testbed ../shared/data/wmt12 --lp de-en":
         "WMT12 de-en: 16 systems x 3,003 segments, the whole lexical set (METEOR, GTM, CIDEr)",
-    "combo evaluate --testbed ../shared/data/wmt12 --lp de-en --criteria kendall,r_snt --combine ulc":
+    "combo evaluate --testbed ../shared/data/wmt12 --lp de-en --criteria wmt_kendall,r_snt --combine ulc":
         "WMT12 de-en: the whole lexical set and 1,000 bootstrap resamples",
-    "combo evaluate --testbed ../shared/data/wmt12 --lp de-en -m sp-op -m sp-oc -m sp-nist --criteria kendall":
+    "combo evaluate --testbed ../shared/data/wmt12 --lp de-en -m sp-op -m sp-oc -m sp-nist --criteria wmt_kendall":
         "WMT12 de-en: the shallow parser over 51,000 texts",
-    "combo evaluate --testbed /path/to/wmt12 --lp de-en -m dp-hwcm -m dp-tk --criteria kendall":
+    "combo evaluate --testbed /path/to/wmt12 --lp de-en -m dp-hwcm -m dp-tk --criteria wmt_kendall":
         "WMT12 de-en: spaCy parses of 51,000 texts",
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m bleu -m chrf -m chrf++ -m ter "
     "-m rouge-l -m rouge-1 -m meteor --cv testbed --out wmt12-seven.json":
         "four WMT12 language pairs, seven metrics, leave-one-pair-out cross-validation",
     "combo report --testbed ../shared/data/wmt12 --lp de-en -m bleu -m chrf -m ter -m model.json "
-    "--search kendall --out wmt12-de-en.html": "WMT12 de-en: every criterion with 1,000 bootstrap resamples",
+    "--search wmt_kendall --out wmt12-de-en.html": "WMT12 de-en: every criterion with 1,000 bootstrap resamples",
     "combo mutt ../shared/data/mutt/corruptions --flickr8k ../shared/data/flickr8k -m bleu,meteor,cider,ter,chrf "
     "--scheme ulc": "every MUTT trial with its fluency corruptions (30 s alone)",
     "combo search --testbed ../shared/data/mutt/corruptions --testbed-option flickr8k=../shared/data/flickr8k "
     "--criterion mutt -m bleu -m meteor -m chrf -m ter -m cider -m rouge-l": "every MUTT trial, six metrics",
     "combo evaluate --testbed ../shared/data/wmt23 -m mtme:XCOMET-XL -m mtme:MetricX-23 -m chrf "
-    "--criteria kendall,acc_eq --combine ulc": "WMT23 en-de: 1,000 bootstrap resamples of 70,000 pairs",
+    "--criteria wmt_kendall,acc_eq --combine ulc": "WMT23 en-de: 1,000 bootstrap resamples of 70,000 pairs",
     "combo evaluate --testbed ../shared/data/wmt23 -m mtme:XCOMET-Ensemble -m mtme:MetricX-23 -m mtme:chrF "
     "--criteria sys_accuracy,pearson,r_snt,acc_eq_item,seg_kendall_item,wmt23 --combine ulc":
         "WMT23 en-de: six criteria with 1,000 bootstrap resamples",
@@ -312,11 +312,9 @@ def in_workdir(workdir, tmp_path, monkeypatch, data):
 
     monkeypatch.setattr(fetch, "_default_urlopen", no_network)
     yield here
-    from combo.analysis import layers
     from combo.parallel import reset
 
-    layers.clear_supplied()
-    reset()
+    reset()  # supplied trees belong to the test bed a command loads: nothing of them outlives it
 
 
 def _parse_only(args: List[str]) -> None:
