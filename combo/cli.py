@@ -39,14 +39,13 @@ from .parallel import BACKENDS
 from .scoring import LEVELS
 
 EXAMPLE = "example"
-SAMPLE = "dstc7-sample"  # the bundled slice of real data (combo/data/README.md)
+SAMPLE = "dstc7-sample"  # the first-run slice, cut from the DSTC7 release in the data home (combo.io.dstc7)
 
 
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
     from .io import load_testbed
-    from .io.fetch import sample_path
 
-    path = example_path() if spec == EXAMPLE else sample_path() if spec == SAMPLE else Path(spec)
+    path = example_path() if spec == EXAMPLE else spec if spec == SAMPLE else Path(spec)  # load_testbed builds SAMPLE
     from .options import split_key_values
 
     kwargs = split_key_values("--testbed-option", options)

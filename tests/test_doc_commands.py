@@ -147,7 +147,7 @@ class DocCommand:
         return f"{self.where}: {self.text}"
 
 
-_BLOCK = re.compile(r"(?:^\s*(?:\$\s+)?|&&\s*)(?:\S*/bin/)?(combo\s.*)$")
+_BLOCK = re.compile(r"(?:^\s*(?:\$\s+)?|&&\s*)(?:[A-Z_]+=\S+\s+)*(?:\S*/bin/)?(combo\s.*)$")  # VAR=value prefixes allowed
 _INLINE = re.compile(r"`(?:\S*/bin/)?(combo\s[^`]+)`")
 
 

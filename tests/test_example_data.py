@@ -129,47 +129,63 @@ def test_loads_with_the_jsonl_reader():
     assert tb.system_scores["adequacy"]["strong"] > tb.system_scores["adequacy"]["weak"]
 
 
-# -- the bundled slice of real data: combo/data/dstc7-sample ---------------------------------------------------
+# -- the first-run sample: the DSTC7 release in the data home, cut by the rule of combo.io.dstc7 ----------------
 
-def _sample_builder():
-    import importlib.util
+#: SHA-256 of each file the rule writes from the DSTC7 release (the slice the first-run figures were measured on).
+SAMPLE_SHA256 = {
+    "dstc7-task2-context.tsv": "e6e861b8d0ba976c6019b50de6e9fdac78f9fcaaf3d1065312cdcbc496063d25",
+    "dstc7-task2-gold_responses.tsv": "20b708b388237a56a0bcea49a77335855e64dc9fa1b77824cd2b7e848818967f",
+    "dstc7-task2-human-eval-per-judge.tsv": "7d91d54150ce906e357f0203ce0f1591f2d6add9b0d8c7a02a07e43c49fdddd8",
+    "dstc7-task2-human_evaluation.tsv": "6dfb928720bd6b32f6f707af30e0f2d97a63d0a2c7e6a88adf018b1412d6a4b7",
+    "dstc7-task2-system_responses.tsv": "1d623fe16467ae0c9a85a78343795fff956d91392818c84db445578aa14c45fa",
+}
 
-    path = Path(__file__).resolve().parents[1] / "experiments" / "make_dstc7_sample.py"
-    spec = importlib.util.spec_from_file_location("make_dstc7_sample", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+
+@pytest.fixture
+def data_home(data, monkeypatch):
+    """The real data as the data home, where --testbed dstc7-sample finds the DSTC7 release."""
+    monkeypatch.setenv("COMBO_DATA_HOME", str(data))
+    monkeypatch.delenv("COMBO_DATA_DIR", raising=False)
+    return data
 
 
 def test_sample_is_the_committed_rule_applied_to_the_release(data, tmp_path):
-    """Byte for byte what experiments/make_dstc7_sample.py builds from the DSTC7 release: nothing hand-picked."""
-    from combo.io.fetch import sample_path
+    """Byte for byte the slice the rule gave when it was committed: nothing hand-picked, nothing drifted."""
+    import hashlib
 
-    counts = _sample_builder().build(data / "dstc7", tmp_path)
-    bundled = sorted(p.name for p in sample_path().iterdir())
-    assert bundled == sorted(p.name for p in tmp_path.iterdir())
-    for name in bundled:
-        assert (sample_path() / name).read_bytes() == (tmp_path / name).read_bytes(), name
+    from combo.io.dstc7 import write_sample
+
+    counts = write_sample(data / "dstc7", tmp_path)
+    for name, digest in SAMPLE_SHA256.items():
+        assert hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() == digest, name
     assert counts == {"dstc7-task2-context.tsv": 100, "dstc7-task2-system_responses.tsv": 1000,
                       "dstc7-task2-human_evaluation.tsv": 100, "dstc7-task2-human-eval-per-judge.tsv": 3300,
                       "dstc7-task2-gold_responses.tsv": 100}
+    assert "Open Use of Data Agreement" in (tmp_path / "LICENSE.txt").read_text(encoding="utf-8")
 
 
-def test_sample_loads_with_its_licence_and_enough_references_for_king():
+def test_sample_loads_with_enough_references_for_king(data_home):
     from combo.io import load_testbed
-    from combo.io.fetch import sample_path
 
-    folder = sample_path()
-    assert "Open Use of Data Agreement" in (folder / "LICENSE.txt").read_text(encoding="utf-8")
-    assert sum(p.stat().st_size for p in folder.iterdir()) < 1_000_000
-    tb = load_testbed(folder).validate()
+    tb = load_testbed("dstc7-sample").validate()
     assert len(tb.segments) == 100 and len(tb.systems) == 10 and "Human" in tb.systems
     assert all(4 <= len(seg.references) <= 8 for seg in tb.segments)  # KING with QUEEN needs 4
     assert tb.metadata["human_copy_instances"] == 93 and not tb.system_scores  # no Average row over 1,000
     assert {s.aspect for s in tb.scores} == {"relevance", "informativeness", "mean"}
 
 
-def test_first_run_command_explains_its_king_figure():
+def test_sample_without_the_release_is_one_error_with_the_fix(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from combo.cli import main
+
+    monkeypatch.setenv("COMBO_DATA_HOME", str(tmp_path))
+    res = CliRunner().invoke(main, ["search", "--criterion", "king", "--testbed", "dstc7-sample", "-m", "bleu"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "combo data fetch dstc7" in res.output and "COMBO_DATA_HOME" in res.output
+
+
+def test_first_run_command_explains_its_king_figure(data_home):
     """The README's main command, on two metrics to stay fast: what KING means and what ties add to it."""
     from click.testing import CliRunner
 

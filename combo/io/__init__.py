@@ -141,6 +141,28 @@ FORMATS = (
 KNOWN_FORMATS = "\n".join(f"  {f.looks:<47}{f.what}" for f in FORMATS)
 
 
+def _load_dstc7_sample(**options: Any) -> Testbed:
+    """``--testbed dstc7-sample``: the sample rule of :mod:`combo.io.dstc7` applied to the DSTC7 release in
+    the data home (``combo data fetch dstc7``), written to a temporary folder and read from there."""
+    import tempfile
+
+    from .dstc7 import CONTEXT, SAMPLE_NAME, read_dstc7, write_sample
+    from .fetch import data_home_origin, dataset_dir
+
+    release = dataset_dir("dstc7")
+    if not (release / CONTEXT).is_file():
+        raise InputError(f"dstc7-sample is built from the DSTC7 release, which is not in the data home "
+                         f"({data_home_origin()})", release,
+                         fix="run 'combo data fetch dstc7', or set COMBO_DATA_HOME to a folder holding dstc7/ "
+                             "(e.g. COMBO_DATA_HOME=../shared/data)")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / SAMPLE_NAME
+        write_sample(release, folder)
+        testbed = read_dstc7(folder, **options)
+    testbed.metadata["sample_of"] = str(release)
+    return testbed
+
+
 def load_testbed(path: Any, **options: Any) -> Testbed:
     """Read a test bed, choosing the reader from the path (see the module doc and :data:`FORMATS`).
 
@@ -152,6 +174,8 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
         from .fetch import example_path
 
         p = example_path()
+    if str(path) == "dstc7-sample" and not p.exists():  # built from the DSTC7 release in the data home
+        return _load_dstc7_sample(**options)
     if not p.exists():
         raise InputError("no such file or folder", p, fix="check the path")
     for layout in FORMATS:

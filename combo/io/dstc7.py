@@ -73,6 +73,55 @@ OPTIONS = {
 }
 
 
+# -- the first-run sample (``--testbed dstc7-sample``): a rule applied to the release, never a copy of it --------
+
+SAMPLE_NAME = "dstc7-sample"
+SAMPLE_INSTANCES = 100   # the first InstanceIDs of the context file (sorted by hash upstream: score-blind) ...
+SAMPLE_MIN_REFERENCES = 5  # ... among those with at least 5 references (4 left once the Human copy goes; KING needs 4)
+SAMPLE_KEEP_REFERENCES = 8  # the first 8 references of each, in column order
+
+
+def _byte_lines(path: Path) -> List[bytes]:
+    return path.read_bytes().split(b"\n")[:-1]  # the release's files end with a newline
+
+
+def sample_instances(release: PathLike) -> List[bytes]:
+    """The InstanceIDs of the sample, in context-file order (rule above, committed before any score on it)."""
+    base = Path(release)
+    gold = {}
+    for line in _byte_lines(base / GOLD)[1:]:
+        iid, _, rest = line.partition(b"\t")
+        gold[iid] = [r for r in rest.split(b"\t") if r] if rest else []
+    order = [line.split(b"\t", 1)[0] for line in _byte_lines(base / CONTEXT)[1:]]
+    return [iid for iid in order if len(gold.get(iid, ())) >= SAMPLE_MIN_REFERENCES][:SAMPLE_INSTANCES]
+
+
+def write_sample(release: PathLike, out: PathLike) -> Dict[str, int]:
+    """Write the sample of the DSTC7 release at ``release`` to ``out`` in the release's layout: the chosen
+    instances' lines byte for byte (gold lines cut after the eighth reference), the ``Average`` row left
+    out (it is a mean over all 1,000 instances), LICENSE.txt and README.txt unchanged. Rows written per file."""
+    base, out = Path(release), Path(out)
+    keep = set(sample_instances(base))
+    out.mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for name, column in ((CONTEXT, 0), (SYSTEMS, 1), (MEANS, 0), (PER_JUDGE, 1)):  # InstanceID's column
+        lines = _byte_lines(base / name)
+        rows = [line for line in lines[1:] if line.split(b"\t")[column] in keep]
+        (out / name).write_bytes(b"\n".join([lines[0], *rows]) + b"\n")
+        counts[name] = len(rows)
+    lines = _byte_lines(base / GOLD)
+    rows = []
+    for line in lines[1:]:
+        iid, _, rest = line.partition(b"\t")
+        if iid in keep:
+            rows.append(b"\t".join([iid, *[r for r in rest.split(b"\t") if r][:SAMPLE_KEEP_REFERENCES]]))
+    (out / GOLD).write_bytes(b"\n".join([lines[0], *rows]) + b"\n")
+    counts[GOLD] = len(rows)
+    for name in ("LICENSE.txt", "README.txt"):
+        (out / name).write_bytes((base / name).read_bytes())
+    return counts
+
+
 def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: int = 1,
                human_system: str = "Human",
                system_aliases: Optional[Mapping[str, str]] = None) -> Testbed:

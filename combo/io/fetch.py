@@ -34,7 +34,7 @@ from ..errors import ChecksumError, ComboError, OptionError, ResourceMissing
 
 __all__ = [
     "DATASETS", "DataFile", "Dataset", "DatasetStatus", "DownloadError", "FileStatus", "Source",
-    "check", "data_home", "data_home_origin", "dataset_dir", "example_path", "sample_path", "fetch", "get_dataset",
+    "check", "data_home", "data_home_origin", "dataset_dir", "example_path", "fetch", "get_dataset",
     "list_datasets",
     "sha256_file", "verify",
 ]
@@ -538,12 +538,6 @@ def dataset_dir(name: Union[str, Dataset], home: Union[str, Path, None] = None) 
 def example_path() -> Path:
     """The small multi-reference example test bed bundled with combo (JSONL)."""
     return Path(__file__).resolve().parents[1] / "data" / "example.jsonl"
-
-
-def sample_path() -> Path:
-    """The bundled slice of real data: 100 DSTC7 Task 2 instances in the release's layout (``--testbed dstc7-sample``;
-    selection rule and licence in combo/data/README.md)."""
-    return Path(__file__).resolve().parents[1] / "data" / "dstc7-sample"
 
 
 def _home(home: Union[str, Path, None]) -> Path:
