@@ -33,7 +33,6 @@ objective at its weights (zero at the optimum: how close each one stops).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -44,6 +43,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "experiments"))
+from bench_train import margin_kendall, wmt12_arguments, wmt12_training_data  # noqa: E402  (run from benchmarks/)
 from wmt12_tuned import CONFIGS  # noqa: E402
 
 
@@ -145,14 +145,12 @@ def run(solvers, diff, splits, Cs):
         return w
 
     for C in Cs:
-        counts = {name: np.zeros(3) for name, _ in solvers}
+        margins = {name: [] for name, _ in solvers}  # held-out margins of every fold, pooled
         for train, test in splits:
             for name, fit in solvers:
-                m = diff[test] @ timed(name, fit, diff[train], C)
-                counts[name] += [(m > 0).sum(), (m < 0).sum(), (m == 0).sum()]
+                margins[name].append(diff[test] @ timed(name, fit, diff[train], C))
         for name, _ in solvers:
-            c, d, t = counts[name]
-            out[name]["taus"].append((c - d - t) / (c + d + t))
+            out[name]["taus"].append(margin_kendall(np.concatenate(margins[name])))
     for name, fit in solvers:
         out[name]["C"] = Cs[int(np.argmax(out[name]["taus"]))]
         timed(name, fit, diff, out[name]["C"])
@@ -160,26 +158,15 @@ def run(solvers, diff, splits, Cs):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt12"))
-    parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"))
-    parser.add_argument("--config", default="full", choices=sorted(CONFIGS),
-                        help="feature set of experiments/wmt12_tuned.py (full: the 23 lexical metrics)")
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args(argv)
+    args = wmt12_arguments(__doc__.split("\n")[0], argv)
 
     from sklearn.model_selection import GroupKFold
     from threadpoolctl import threadpool_limits
 
-    from combo import score_testbed
-    from combo.combine.learn import DEFAULT_CS, training_data
-    from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
+    from combo.combine.learn import DEFAULT_CS
 
-    os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
     specs = CONFIGS[args.config]
-    testbeds = read_wmt12_into_english(args.data)
-    sources = [(testbeds[lp], score_testbed(testbeds[lp], specs, cache_dir=args.cache)) for lp in WMT12_INTO_ENGLISH]
-    data = training_data(sources, "testbed")
+    data = wmt12_training_data(args)
     X = features(data)
     diff = X[data.pairs.better] - X[data.pairs.worse]
     splits = list(GroupKFold(n_splits=5).split(diff, groups=data.pairs.segment))

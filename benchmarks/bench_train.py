@@ -52,33 +52,52 @@ def sklearn_pairwise(X, pairs, groups, Cs, solver, folds=5):
     splits = list(GroupKFold(n_splits=folds).split(diff, groups=groups))
     for C in Cs:
         margins = np.concatenate([diff[test] @ fit(diff[train], C) for train, test in splits])
-        c, d, t = (margins > 0).sum(), (margins < 0).sum(), (margins == 0).sum()
-        taus.append((c - d - t) / (c + d + t))
+        taus.append(margin_kendall(margins))
     best = Cs[int(np.argmax(taus))]
     return best, fit(diff, best)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def margin_kendall(margins) -> float:
+    """WMT12 Kendall of a ranker's margins ``w . (x_better - x_worse)`` over held-out pairs (ties discordant)."""
+    from combo.meta.pairwise import wmt_kendall
+
+    return wmt_kendall(margins, np.zeros_like(margins)).value
+
+
+def wmt12_arguments(description: str, argv=None) -> argparse.Namespace:
+    """The options the training benchmarks share: data, score cache, feature set, repeats."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "wmt12"))
     parser.add_argument("--cache", default=str(Path.home() / ".cache" / "combo" / "wmt12"))
     parser.add_argument("--config", default="full", choices=sorted(CONFIGS),
                         help="feature set of experiments/wmt12_tuned.py (full: the 23 lexical metrics)")
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    from threadpoolctl import threadpool_limits
 
+def wmt12_training_data(args: argparse.Namespace):
+    """The four WMT12 into-English test beds scored with the chosen feature set, as training data."""
     from combo import score_testbed
-    from combo.combine.learn import DEFAULT_CS, TrainOptions, _features, fit_model, training_data
-    from combo.combine.ulc import fit_minmax
+    from combo.combine.learn import training_data
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 
     os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
     specs = CONFIGS[args.config]
     testbeds = read_wmt12_into_english(args.data)
     sources = [(testbeds[lp], score_testbed(testbeds[lp], specs, cache_dir=args.cache)) for lp in WMT12_INTO_ENGLISH]
-    data = training_data(sources, "testbed")
+    return training_data(sources, "testbed")
+
+
+def main(argv=None):
+    args = wmt12_arguments(__doc__.split("\n")[0], argv)
+
+    from threadpoolctl import threadpool_limits
+
+    from combo.combine.learn import DEFAULT_CS, TrainOptions, _features, fit_model
+    from combo.combine.ulc import fit_minmax
+
+    specs = CONFIGS[args.config]
+    data = wmt12_training_data(args)
 
     combo_times, model = [], None
     for _ in range(args.repeats):
