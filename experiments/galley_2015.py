@@ -37,6 +37,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 import numpy as np
 from scipy import stats as sps
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from study_output import publish, render  # noqa: E402
+
 M_GRID = (1, 2, 5, 10, 20, 50, 100)
 THRESHOLD = 0.6
 METRIC = "bleu:max_order=2"
@@ -270,18 +273,9 @@ def main(argv=None):
                              "from a JSON written by --out")
     args = parser.parse_args(argv)
     if args.render:
-        res = load_results(Path(args.render))
-        for path in figure(res, Path(args.figures or Path(__file__).resolve().parents[1] / "docs" / "results")):
-            print(f"wrote {path}", file=sys.stderr)
-        print(markdown(res))
+        render(load_results(Path(args.render)), figure, markdown, args.figures)
         return
-    res = run(args)
-    if args.out:
-        Path(args.out).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
-    if args.figures:
-        figure(res, Path(args.figures))
-    print(markdown(res))
-    print(f"\ntotal {res['seconds']:.0f} s", file=sys.stderr)
+    publish(run(args), figure, markdown, args.out, args.figures)
 
 
 if __name__ == "__main__":

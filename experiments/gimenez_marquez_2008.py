@@ -36,6 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from study_output import publish, render  # noqa: E402
+
 LEXICAL = ["bleu", "bleu:max_order=2", "nist", "chrf", "chrf++", "ter", "wer", "per", "rouge-1", "rouge-2",
            "rouge-l", "rouge-w", "rouge-su", "meteor", "gtm", "gtm:e=2", "cider"]
 SHALLOW = ["sp-op", "sp-oc", "sp-nist"]
@@ -230,19 +233,10 @@ def main(argv=None):
                              "from a JSON written by --out")
     args = parser.parse_args(argv)
     if args.render:
-        res = json.loads(Path(args.render).read_text(encoding="utf-8"))
-        for path in figures(res, Path(args.figures or Path(__file__).resolve().parents[1] / "docs" / "results")):
-            print(f"wrote {path}", file=sys.stderr)
-        print(markdown(res))
+        render(json.loads(Path(args.render).read_text(encoding="utf-8")), figures, markdown, args.figures)
         return
     os.environ.setdefault("NLTK_DATA", str(Path(args.data) / "nltk_data"))
-    res = run(args)
-    if args.out:
-        Path(args.out).write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
-    if args.figures:
-        figures(res, Path(args.figures))
-    print(markdown(res))
-    print(f"\ntotal {res['seconds']:.0f} s", file=sys.stderr)
+    publish(run(args), figures, markdown, args.out, args.figures)
 
 
 if __name__ == "__main__":

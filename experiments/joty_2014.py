@@ -39,8 +39,8 @@ from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wmt12_tuned import (FEATURES, HETEROGENEOUS, LINGUISTIC, PairEvaluation, evaluate_scores,  # noqa: E402
-                         fit_on_other_pairs, parse_args, select_metrics, single_scores, system_means, tabulate,
-                         write_json)
+                         fit_on_other_pairs, parse_args, select_metrics, single_scores, system_means, tabulate)
+from study_output import publish, render  # noqa: E402
 
 SYNTACTIC = [m for m in LINGUISTIC if m.startswith(("sp-", "cp-", "dp-"))]
 GROUPS = {"lexical": FEATURES, "lexical+syntactic": FEATURES + SYNTACTIC, "lexical+syntactic+embedding": HETEROGENEOUS}
@@ -153,21 +153,15 @@ def main(argv=None):
                        help="only draw the figure (to --figures, default docs/results) and print the tables "
                             "from a JSON written by --out")
     known, rest = extra.parse_known_args(argv)
+    draw = lambda res, folder: [figure(res, folder)]  # noqa: E731  (one figure)
     if known.render:
         import json
 
-        res = json.loads(Path(known.render).read_text(encoding="utf-8"))
-        print(f"wrote {figure(res, Path(known.figures or Path(__file__).resolve().parents[1] / 'docs' / 'results'))}",
-              file=sys.stderr)
-        print(markdown(res))
+        render(json.loads(Path(known.render).read_text(encoding="utf-8")), draw, markdown, known.figures)
         return
     args = parse_args(__doc__.split("\n")[0], rest)
     res = run(args)
-    write_json(res, args.out)
-    if known.figures:
-        figure(res, Path(known.figures))
-    print(markdown(res))
-    print(f"\ntotal {res['seconds']:.0f} s (scoring {res['scoring_seconds']:.0f} s)", file=sys.stderr)
+    publish(res, draw, markdown, args.out, known.figures, timing=f" (scoring {res['scoring_seconds']:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -226,7 +226,7 @@ def main(argv=None) -> int:
     elapsed = time.time() - start
     semeval = sum(t.dataset == "SEMEVAL" for t in released)
 
-    doc = [f"# MUTT (Boag et al. 2016) on the Flickr-derived trials",
+    doc = ["# MUTT (Boag et al. 2016) on the Flickr-derived trials",
            "",
            "Reproduced with `COMBO_CACHE_DIR=$(mktemp -d) python experiments/mutt_study.py --data ../shared/data "
            f"--out docs/results/boag2016.md` (analysis and score caches cold, `--jobs {args.jobs}`): "

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 import time
@@ -60,6 +59,9 @@ from combo.metrics.sets import HETEROGENEOUS as _HETEROGENEOUS_37  # noqa: E402 
 from combo.metrics.sets import HETEROGENEOUS_NO_SENTENCE, LEXICAL  # noqa: E402
 from combo.metrics.sets import LINGUISTIC as _LINGUISTIC  # noqa: E402
 from combo.metrics.sets import SEVEN as _SEVEN  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from study_output import write_json  # noqa: E402,F401  (the studies' one JSON writer)
 
 # The feature sets are combo's named metric sets (combo/metrics/sets.py), so `combo train -m @heterogeneous`
 # trains on exactly the features of these figures. Here under the study's own names:
@@ -262,13 +264,6 @@ def parse_args(description, argv=None, data=None, data_help="WMT12 folder (wmt12
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     return parser.parse_args(argv)
-
-
-def write_json(results, path) -> None:
-    """All figures as JSON (numpy values as lists)."""
-    if path:
-        text = json.dumps(results, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
-        Path(path).write_text(text + "\n", encoding="utf-8")
 
 
 def fit_on_other_pairs(testbeds, tables, lps, lp):
