@@ -42,10 +42,11 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, ContextManager, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import OptionError, ResourceMissing
 from ..extras import install_hint
+from .scope import run_scope
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
@@ -318,20 +319,11 @@ class AnalysisMemo:
 _MEMO: ContextVar[Optional[AnalysisMemo]] = ContextVar("combo_analysis_memo", default=None)
 
 
-@contextmanager
-def analysis_memo() -> Iterator[AnalysisMemo]:
+def analysis_memo() -> ContextManager[AnalysisMemo]:
     """Keep analyses in memory for the ``with`` body (a scoring run), or use the one already open; dropped at the
     end. Outside any, each :func:`annotate` / :func:`derive` call has a memo of its own (the disk cache still
     serves every call)."""
-    current = _MEMO.get()
-    if current is not None:
-        yield current
-        return
-    token = _MEMO.set(AnalysisMemo())
-    try:
-        yield _MEMO.get()
-    finally:
-        _MEMO.reset(token)
+    return run_scope(_MEMO, AnalysisMemo)
 
 
 def _memo() -> AnalysisMemo:

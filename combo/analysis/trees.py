@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 import threading
-from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import ContextManager, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from combo.analysis.scope import run_scope
 from combo.errors import InputError
 
 __all__ = [
@@ -79,19 +79,10 @@ def current_tree_ids() -> TreeIds:
     return _IDS.get() or _UNSCOPED
 
 
-@contextmanager
-def tree_ids(fresh: bool = False) -> Iterator[TreeIds]:
+def tree_ids(fresh: bool = False) -> ContextManager[TreeIds]:
     """A label and production numbering for the trees of the ``with`` body: the one already open (a new one if
     none is, or with ``fresh``); trees indexed under another numbering are indexed again."""
-    current = _IDS.get()
-    if current is not None and not fresh:
-        yield current
-        return
-    token = _IDS.set(TreeIds())
-    try:
-        yield _IDS.get()
-    finally:
-        _IDS.reset(token)
+    return run_scope(_IDS, TreeIds, fresh)
 
 
 def label_id(label: str) -> int:
