@@ -11,7 +11,9 @@ across workers in a different order).
   call and closed before it returns, so no worker outlives the command. The
   tasks are left in a module variable before the fork and each worker reads
   its task by index: nothing large is pickled on the way in (texts, analyses
-  and supplied trees are shared copy-on-write), only results come back. Each
+  and supplied trees are shared copy-on-write; the parent's objects are
+  frozen out of the workers' garbage collections so those pages stay shared),
+  only results come back. Each
   worker's BLAS is limited to one thread so two workers do not fight over two
   cores.
 * ``backend="dask"``: tasks go to the scheduler given by ``scheduler``
@@ -21,6 +23,7 @@ across workers in a different order).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from dataclasses import dataclass
@@ -29,7 +32,7 @@ from typing import Any, Callable, List, Optional, Sequence
 from .errors import BackendError, OptionError
 
 BACKENDS = ("local", "dask")
-__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "reset", "run_tasks"]
+__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "reset", "run_tasks", "workers_for"]
 
 
 @dataclass
@@ -88,6 +91,16 @@ def _limit_threads() -> None:
         pass
 
 
+def workers_for(jobs: int) -> int:
+    """The worker processes ``jobs`` asks for on this backend (-1: one per core; 1 on Dask, whose workers are the
+    cluster's); an impossible ``jobs`` is an OptionError."""
+    if jobs is None or jobs == 0 or jobs < -1:
+        raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
+    if _config.backend == "dask":
+        return 1
+    return (os.cpu_count() or 1) if jobs == -1 else jobs
+
+
 def _run_forked(index: int):
     return _FUNC(*_TASKS[index])
 
@@ -110,9 +123,7 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
             for i, r in enumerate(results):
                 on_result(i, r)
         return results
-    if jobs is None or jobs == 0 or jobs < -1:
-        raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
-    workers = (os.cpu_count() or 1) if jobs == -1 else min(jobs, len(tasks))
+    workers = min(workers_for(jobs), len(tasks))
     bar = _bar(len(tasks), progress, desc)
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         out = []
@@ -138,6 +149,7 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[A
         order.sort(key=lambda i: -weights[i])
     results: List[Any] = [None] * len(tasks)
     _TASKS, _FUNC = tasks, func
+    gc.freeze()  # the workers' collections then never write to the parent's objects, which stay shared
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                  initializer=_limit_threads) as pool:
@@ -153,6 +165,7 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[A
         raise BackendError(f"a worker process died ({err}); nothing was written. Fix: run again with fewer "
                            "--jobs or a larger machine (a worker killed for memory is the usual cause)") from None
     finally:
+        gc.unfreeze()
         _TASKS, _FUNC = None, None
         if bar is not None:
             bar.close()

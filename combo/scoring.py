@@ -140,14 +140,12 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     A metric whose rows are independent (``rows_independent``) computes the
     statistics of at most ``chunk`` rows or pairs at a time, so their memory is
     bounded by the chunk rather than by the test bed (DSTC7's 6.3 million
-    reference pairs); system scores sum the chunks' statistics.
+    reference pairs); system scores sum the chunks' statistics. (Test beds too
+    large for one analysis are scored in :class:`RowChunk` tasks instead.)
     """
     metric.check_resources()
     step = chunk if (chunk and metric.rows_independent) else None
     out = {}
-    if rows is not None and pairs is None and step is not None and len(row_system) > step:
-        out["rows"] = _row_scores_streamed(metric, texts, rows, row_system, n_systems, step)
-        return out
     analysis = metric.analyse(list(texts))
     if rows is not None:
         out["rows"] = metric.row_scores(analysis, rows, row_system, n_systems, step)
@@ -165,53 +163,125 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     return out
 
 
-def _row_scores_streamed(metric: Metric, texts: Sequence[str], rows: Rows, row_system: np.ndarray, n_systems: int,
-                         step: int):
-    """Like :meth:`Metric.row_scores`, but each chunk of rows analyses only its own texts, then lets them go.
+@dataclass
+class RowChunk:
+    """Rows ``start:stop`` of a test bed as a task of their own: the distinct texts they use, and the rows
+    (hypothesis id, CSR references, weights) indexing into those texts. A worker process or a Dask worker
+    gets these texts alone, never the whole test bed's."""
 
-    Memory is bounded by a chunk of rows and its analysis, not by every distinct
-    text of the test bed. Exact for metrics whose rows are independent: their
-    analysis of a text does not depend on the other texts analysed with it.
-    A text used by rows of two chunks is analysed in both.
-    """
-    n_rows = len(row_system)
-    seg = np.empty(n_rows, dtype=np.float64)
-    sums = None
-    for start in range(0, n_rows, step):
-        stop = min(start + step, n_rows)
+    start: int
+    stop: int
+    texts: List[str]
+    hyp_ids: np.ndarray
+    ref_ptr: np.ndarray
+    ref_ids: np.ndarray
+    ref_weights: Optional[np.ndarray]
+
+    @classmethod
+    def cut(cls, rows: Rows, start: int, stop: int) -> "RowChunk":
         ptr = rows.ref_ptr[start:stop + 1]
         ref_ids = rows.ref_ids[ptr[0]:ptr[-1]]
         needed, local = np.unique(np.concatenate([rows.hyp_ids[start:stop], ref_ids]), return_inverse=True)
-        analysis = metric.analyse([texts[i] for i in needed])
+        local = local.ravel()
         n_hyp = stop - start
         weights = None if rows.ref_weights is None else rows.ref_weights[ptr[0]:ptr[-1]]
-        stats = metric.statistics(analysis, local[:n_hyp], ptr - ptr[0], local[n_hyp:], weights)
-        seg[start:stop] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(n_hyp)
-        if sums is None:
-            sums = np.zeros((n_systems, stats.shape[1]))
-        np.add.at(sums, row_system[start:stop], stats)
-        del analysis, stats
-    sysv = np.asarray(metric.score(sums, segment_level=False), dtype=np.float64).reshape(n_systems)
-    return seg, sysv
+        return cls(start, stop, [rows.texts[i] for i in needed.tolist()], local[:n_hyp], ptr - ptr[0],
+                   local[n_hyp:], weights)
 
 
-def _score_metric_with_trees(trees: SuppliedTrees, *task) -> dict:
-    """:func:`_score_metric` with the test bed's supplied trees in use and a fresh tree numbering (in whatever
-    process runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``."""
+def _score_row_chunk(metric: Metric, chunk: RowChunk) -> Tuple[np.ndarray, np.ndarray]:
+    """The segment scores and the statistics of one chunk of rows, from an analysis of the chunk's texts alone.
+
+    Exact for metrics whose rows are independent (``rows_independent``): the
+    analysis of a text does not depend on the other texts analysed with it.
+    """
+    metric.check_resources()
+    analysis = metric.analyse(chunk.texts)
+    stats = metric.statistics(analysis, chunk.hyp_ids, chunk.ref_ptr, chunk.ref_ids, chunk.ref_weights)
+    seg = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(chunk.stop - chunk.start)
+    return seg, stats
+
+
+class _RowAssembly:
+    """A chunked metric's segment scores and system sums, put together in row order whatever order its chunks
+    finish in, so the system statistics add up in exactly the order of one call (identical scores for any
+    ``jobs``, backend or chunk size)."""
+
+    def __init__(self, metric: Metric, row_system: np.ndarray, n_systems: int):
+        self.metric, self.row_system, self.n_systems = metric, row_system, n_systems
+        self.seg = np.empty(len(row_system), dtype=np.float64)
+        self.sums: Optional[np.ndarray] = None
+        self.waiting: Dict[int, tuple] = {}
+        self.next = 0
+
+    def add(self, chunk: RowChunk, seg: np.ndarray, stats: np.ndarray) -> None:
+        self.waiting[chunk.start] = (chunk.stop, seg, stats)
+        while self.next in self.waiting:
+            start = self.next
+            stop, seg, stats = self.waiting.pop(start)
+            self.seg[start:stop] = seg
+            if self.sums is None:
+                self.sums = np.zeros((self.n_systems, stats.shape[1]))
+            np.add.at(self.sums, self.row_system[start:stop], stats)
+            self.next = stop
+
+    @property
+    def complete(self) -> bool:
+        return self.next == len(self.row_system)
+
+    def result(self) -> Tuple[np.ndarray, np.ndarray]:
+        sysv = np.asarray(self.metric.score(self.sums, segment_level=False), dtype=np.float64)
+        return self.seg, sysv.reshape(self.n_systems)
+
+
+def _row_step(metric: Metric, rows: Rows, budget, workers: int, n_tasks: int) -> Optional[int]:
+    """Rows per :class:`RowChunk` task of ``metric``, or None to score it in one task.
+
+    A ``rows_independent`` metric is cut into chunks when one analysis of all
+    its texts would not fit its share of the budget (a quarter, divided among
+    the ``workers`` that hold a chunk each), sized by the characters of the
+    rows' texts and the metric's ``analysis_bytes_per_char``; and, with
+    several workers and fewer than two tasks per worker, into enough chunks
+    to keep every worker busy.
+    """
+    n_rows = len(rows.hyp_ids)
+    if not metric.rows_independent or n_rows == 0:
+        return None
+    lengths = np.fromiter(map(len, rows.texts), dtype=np.int64, count=len(rows.texts))
+    chars_per_row = (lengths[rows.hyp_ids].sum() + lengths[rows.ref_ids].sum()) / n_rows
+    row_bytes = max(chars_per_row, 1.0) * metric.analysis_bytes_per_char
+    step = max(1024, int(budget.bytes // 4 // max(workers, 1) // row_bytes))
+    if workers > 1 and n_tasks < 2 * workers:
+        step = min(step, max(1024, -(-n_rows * n_tasks // (2 * workers))))
+    return step if step < n_rows else None
+
+
+def _call_with_trees(trees: SuppliedTrees, func, *args):
+    """``func(*args)`` with the test bed's supplied trees in use and a fresh tree numbering (in whatever process
+    runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``."""
     with using_trees(trees), tree_ids(fresh=True):
-        return _score_metric(*task)
+        return func(*args)
 
 
 def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics",
          on_result=None) -> List[dict]:
-    """Run ``_score_metric`` tasks with ``testbed``'s supplied trees, in parallel processes when ``jobs != 1`` (see
-    :mod:`combo.parallel`); ``on_result(i, result)`` runs as soon as task ``i`` is done (callers cache each metric
-    then). The trees travel with each task: a worker process or a Dask worker sees this test bed's, nothing else."""
+    """Run tasks ``(func, *args)`` (:func:`_score_metric`, :func:`_score_row_chunk`) with ``testbed``'s supplied
+    trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
+    soon as task ``i`` is done (callers cache each metric then). The trees travel with each task: a worker process
+    or a Dask worker sees this test bed's, nothing else."""
     from .parallel import run_tasks
 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        return run_tasks(_score_metric_with_trees, [(testbed.trees,) + tuple(t) for t in tasks], jobs, progress,
-                         desc, on_result=on_result)
+        return run_tasks(_call_with_trees, [(testbed.trees,) + tuple(t) for t in tasks], jobs, progress,
+                         desc, on_result=on_result, weights=[_task_weight(t) for t in tasks])
+
+
+def _task_weight(task: tuple) -> float:
+    """Expected cost of a task, to start the largest first: the rows it scores."""
+    if task[0] is _score_row_chunk:
+        return float(task[2].stop - task[2].start)
+    rows = task[3]
+    return float(len(rows.hyp_ids)) if rows is not None else float(len(task[6][0]) if task[6] else 0)
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
@@ -304,8 +374,10 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     statistics are held at once.
     """
     from .budget import Budget
+    from .parallel import workers_for
 
-    chunk = Budget.of(memory).pair_chunk()
+    budget = Budget.of(memory)
+    chunk = budget.pair_chunk()
     metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics)
     if not all(m.row_keyed for m in instances):
@@ -316,18 +388,40 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     n_sys = len(systems)
     cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
                    [(len(row_system),), (n_sys,)], testbed.trees)
+    del hyps, refs, weights
     with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
         results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
     for k, m in enumerate(instances):
         if k not in results:
             results[k] = cache.get(m)
     todo = [k for k in range(len(instances)) if results[k] is None]
-    def done(i: int, r: dict) -> None:  # cached at once: a killed run keeps the metrics it finished
-        results[todo[i]] = r["rows"]
-        cache.put(instances[todo[i]], r["rows"])
+    workers = workers_for(jobs)
+    tasks: List[tuple] = []
+    owners: List[int] = []
+    assemblies: Dict[int, _RowAssembly] = {}
+    for k in todo:
+        step = _row_step(instances[k], rows, budget, workers, len(todo))
+        if step is None:
+            tasks.append((_score_metric, instances[k], rows.texts, rows, row_system, n_sys, None, chunk))
+            owners.append(k)
+            continue
+        assemblies[k] = _RowAssembly(instances[k], row_system, n_sys)
+        for start in range(0, len(row_system), step):
+            tasks.append((_score_row_chunk, instances[k], RowChunk.cut(rows, start, min(start + step,
+                                                                                       len(row_system)))))
+            owners.append(k)
 
-    _run(testbed, [(instances[k], rows.texts, rows, row_system, n_sys, None, chunk) for k in todo], jobs, progress,
-         on_result=done)
+    def done(i: int, r) -> None:  # cached at once: a killed run keeps the metrics it finished
+        k = owners[i]
+        if k in assemblies:
+            assemblies[k].add(tasks[i][2], *r)
+            if not assemblies[k].complete:
+                return
+            r = {"rows": assemblies.pop(k).result()}
+        results[k] = r["rows"]
+        cache.put(instances[k], r["rows"])
+
+    _run(testbed, tasks, jobs, progress, on_result=done)
     return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
                               [results[k] for k in range(len(instances))], signatures), set_notes)
 
@@ -660,8 +754,8 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
         values[todo[i]] = r["pairs"][0]
         cache.put(instances[todo[i]], r["pairs"])
 
-    _run(testbed, [(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk) for k in todo],
-         jobs, progress, "reference pairs", on_result=done)
+    _run(testbed, [(_score_metric, instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk)
+                   for k in todo], jobs, progress, "reference pairs", on_result=done)
     return _reference_table(plan, metrics, instances, values, max_refs, seed)
 
 
@@ -699,7 +793,7 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
             values[k] = hit[0]
         pair_done.append(hit is not None)
     todo = [k for k in range(len(instances)) if row_results[k] is None or not pair_done[k]]
-    tasks = [(instances[k], tid.texts, rows if row_results[k] is None else None, row_system, n_sys,
+    tasks = [(_score_metric, instances[k], tid.texts, rows if row_results[k] is None else None, row_system, n_sys,
               (plan.left, plan.right) if not pair_done[k] else None, chunk) for k in todo]
     def done(i: int, r: dict) -> None:
         k = todo[i]

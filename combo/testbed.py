@@ -35,9 +35,9 @@ def primary_language(code) -> Optional[str]:
     return code.strip().lower().replace("_", "-").split("-")[0]
 
 
-@dataclass
+@dataclass(slots=True)
 class Segment:
-    """One source segment and its references."""
+    """One source segment and its references (slots: a million segments hold no per-object dict)."""
 
     id: str
     source: str = ""

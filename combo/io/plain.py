@@ -190,6 +190,7 @@ def read_plain_dir(folder: PathLike, name: Optional[str] = None) -> Testbed:
     scores = root / "scores.tsv"
     tb = read_plain(source if source.is_file() else None, refs, {p.stem: p for p in syss}, weights,
                     scores if scores.is_file() else None, name=name or root.name)
+    names = [r.stem for r in refs]
     for seg in tb.segments:
-        seg.ref_ids = [r.stem for r in refs]
+        seg.ref_ids = list(names)
     return tb

@@ -197,6 +197,10 @@ class Metric:
     #: a row's statistics depend on that row's texts alone (no corpus-wide weights such as CIDEr's or
     #: NIST's), so rows and text pairs may be scored in chunks (bounded memory) with the same result
     rows_independent: ClassVar[bool] = False
+    #: bytes of analysis and statistics held per character of the texts a chunk of rows scores (hypotheses and
+    #: references), measured on WMT12 (tracemalloc, benchmarks/bench_stream.py): sizes the chunks of
+    #: ``rows_independent`` metrics so a chunk stays within its share of ``--memory``
+    analysis_bytes_per_char: ClassVar[float] = 64.0
 
     def __init__(self, **params: Any):
         self.params: Dict[str, Any] = parse_options(self.name, self.options, params)

@@ -201,6 +201,7 @@ class CHRF(Metric):
     """
 
     rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+    analysis_bytes_per_char = 140.0  # six orders of character n-gram rows (BLEU: 51, TER: 53, WER: 28)
 
     family = "lexical"
     higher_is_better = True
