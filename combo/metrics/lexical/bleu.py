@@ -22,7 +22,7 @@ from scipy import sparse
 
 from ...errors import InputError
 from ...analysis.ngrams import NgramCounts, clipped_matches
-from ...analysis.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer, tokenize_all
 from ..base import Metric, Option, safe_divide
 from ..registry import register
 
@@ -157,13 +157,10 @@ class BLEU(Metric):
     }
 
     def _post_init(self) -> None:
-        self._tokenizer = get_tokenizer(self.params["tokenize"])
+        get_tokenizer(self.params["tokenize"])  # an unknown tokenizer is refused here
 
     def tokens(self, texts: Sequence[str]):
-        tok, lower = self._tokenizer, self.params["lowercase"]
-        if lower:
-            return [tok(t.lower().rstrip()).split() for t in texts]
-        return [tok(t.rstrip()).split() for t in texts]
+        return tokenize_all([t.rstrip() for t in texts], self.params["tokenize"], self.params["lowercase"])
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         return NgramCounts(self.tokens(texts), self.params["max_order"])

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from ...analysis.ngrams import NgramCounts, group_max, reference_sets
-from ...analysis.tokenize import TOKENIZERS, get_tokenizer
+from ...analysis.tokenize import TOKENIZERS, get_tokenizer, tokenize_all
 from ..base import Metric, Option
 from ..registry import register
 
@@ -177,13 +177,10 @@ class NIST(Metric):
     }
 
     def _post_init(self) -> None:
-        self._tokenizer = get_tokenizer(self.params["tokenize"])
+        get_tokenizer(self.params["tokenize"])  # an unknown tokenizer is refused here
 
     def tokens(self, texts: Sequence[str]):
-        tok = self._tokenizer
-        if self.params["lowercase"]:
-            return [tok(t.lower()).split() for t in texts]
-        return [tok(t).split() for t in texts]
+        return tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         return NgramCounts(self.tokens(texts), self.params["max_order"])
