@@ -4,7 +4,8 @@ The test bed is made from real WMT12 lines (every system output and the
 reference of the four into-English pairs), each made distinct by appending
 its line number (repeated lines would flatter the deduplication of texts):
 one system, one reference per segment, in the plain folder layout. Each size
-runs ``combo score`` in a fresh process under ``/usr/bin/time -v`` (peak RSS).
+runs ``combo score`` in a fresh process; peak memory is the largest sum of the
+proportional set sizes of that process and its workers, sampled every 0.5 s.
 
 Run: ``python benchmarks/bench_stream.py --sizes 10000 100000 1000000``.
 """
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -47,17 +47,47 @@ def build(folder: Path, size: int) -> None:
             h.write(f"{hyps[k]} {i}\n")
 
 
+def tree_pss_mb(pid: int) -> float:
+    """Proportional set size (MB) of ``pid`` and all its descendants: memory shared copy-on-write between the
+    main process and forked workers counts once, divided among them."""
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            for line in open(f"/proc/{p}/smaps_rollup"):
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+                    break
+            for tid in os.listdir(f"/proc/{p}/task"):
+                todo.extend(int(c) for c in open(f"/proc/{p}/task/{tid}/children").read().split())
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue
+    return total / 1024
+
+
 def run(folder: Path, metrics: str, jobs: int, memory: str):
-    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "combo.cli", "score", "--testbed", str(folder),
+    """Wall seconds, CPU seconds of the command and its workers, and peak memory: the largest sum of PSS over the
+    process tree, sampled every 0.5 s (workers included, shared pages counted once)."""
+    cmd = [sys.executable, "-m", "combo.cli", "score", "--testbed", str(folder),
            "-m", metrics, "-q", "-j", str(jobs), "--memory", memory, "--out", str(folder / "scores.tsv")]
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_CACHE_DIR=tempfile.mkdtemp(prefix="combo-bench-"))
+    before = os.times()
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    peak = 0.0
+    while proc.poll() is None:
+        peak = max(peak, tree_pss_mb(proc.pid))
+        time.sleep(0.5)
     wall = time.perf_counter() - t
+    after = os.times()
+    out, err = proc.communicate()
     if proc.returncode != 0:
-        raise SystemExit(proc.stderr[-2000:])
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1)) / 1024
-    return wall, rss
+        raise SystemExit(err[-2000:])
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu, peak
 
 
 def main() -> None:
@@ -73,9 +103,10 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="combo-stream-") as tmp:
             folder = Path(tmp) / "testbed"
             build(folder, size)
-            wall, rss = run(folder, args.metrics, args.jobs, args.memory)
-        rows.append({"segments": size, "seconds": round(wall, 2), "peak_mb": round(rss),
-                     "load": open("/proc/loadavg").read().split()[0]})
+            load = open("/proc/loadavg").read().split()[0]
+            wall, cpu, peak = run(folder, args.metrics, args.jobs, args.memory)
+        rows.append({"segments": size, "jobs": args.jobs, "memory": args.memory, "seconds": round(wall, 2),
+                     "cpu_seconds": round(cpu, 2), "peak_mb": round(peak), "load_before": load})
         print(json.dumps(rows[-1]), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
