@@ -107,13 +107,22 @@ def _run_forked(index: int):
 
 def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, progress: bool = False,
               desc: str = "tasks", weights: Optional[Sequence[float]] = None,
-              on_result: Optional[Callable[[int, Any], None]] = None) -> List[Any]:
+              on_result: Optional[Callable[[int, Any], None]] = None,
+              sent: Optional[Sequence[bool]] = None, keep: bool = True) -> List[Any]:
     """``[func(*t) for t in tasks]``, in order, on the configured backend.
 
     ``weights`` (e.g. each task's expected cost) order the submissions
     largest first, so the last task to finish is a small one. ``on_result(i, result)``
     is called in this process as soon as task ``i`` finishes (e.g. to store a
     metric's scores before the others are done, so a killed run keeps them).
+    ``sent[i]``: task ``i`` is a small self-contained piece of a large whole
+    (a chunk of rows and its texts), pickled to the worker that runs it
+    instead of shared copy-on-write: a forked worker that touches shared
+    objects (their reference counts, free blocks of the parent's allocator)
+    copies every page they lie on. When every task is sent, the workers are
+    fresh interpreters (``spawn``) that share nothing with this process, so
+    its memory is never copied. ``keep=False``: results go to ``on_result``
+    alone and are not held until the end (the returned list is all None).
     """
     if _config.backend == "dask" and tasks:
         from .dask_backend import run_on_dask
@@ -126,20 +135,22 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     workers = min(workers_for(jobs), len(tasks))
     bar = _bar(len(tasks), progress, desc)
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        out = []
+        out: List[Any] = []
         for i, t in enumerate(tasks):
-            out.append(func(*t))
+            result = func(*t)
+            out.append(result if keep else None)
             if on_result is not None:
-                on_result(i, out[-1])
+                on_result(i, result)
+            del result
             if bar is not None:
                 bar.update(1)
         if bar is not None:
             bar.close()
         return out
-    return _run_pool(func, tasks, workers, bar, weights, on_result)
+    return _run_pool(func, tasks, workers, bar, weights, on_result, sent, keep)
 
 
-def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[Any]:
+def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None, keep=True) -> List[Any]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
@@ -149,16 +160,22 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None) -> List[A
         order.sort(key=lambda i: -weights[i])
     results: List[Any] = [None] * len(tasks)
     _TASKS, _FUNC = tasks, func
-    gc.freeze()  # the workers' collections then never write to the parent's objects, which stay shared
+    all_sent = sent is not None and all(sent)
+    gc.freeze()  # forked workers' collections then never write to the parent's objects, which stay shared
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_limit_threads) as pool:
-            futures = {pool.submit(_run_forked, i): i for i in order}
+        with ProcessPoolExecutor(max_workers=workers, initializer=_limit_threads,
+                                 mp_context=multiprocessing.get_context("spawn" if all_sent else "fork")) as pool:
+            futures = {(pool.submit(func, *tasks[i]) if sent is not None and sent[i]
+                        else pool.submit(_run_forked, i)): i for i in order}
             for fut in as_completed(futures):
-                i = futures[fut]
-                results[i] = fut.result()
+                i = futures.pop(fut)
+                result = fut.result()
+                del fut  # a finished future holds its result
+                if keep:
+                    results[i] = result
                 if on_result is not None:
-                    on_result(i, results[i])
+                    on_result(i, result)
+                del result
                 if bar is not None:
                     bar.update(1)
     except BrokenProcessPool as err:

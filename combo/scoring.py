@@ -264,16 +264,24 @@ def _call_with_trees(trees: SuppliedTrees, func, *args):
 
 
 def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics",
-         on_result=None) -> List[dict]:
+         on_result=None) -> None:
     """Run tasks ``(func, *args)`` (:func:`_score_metric`, :func:`_score_row_chunk`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
-    soon as task ``i`` is done (callers cache each metric then). The trees travel with each task: a worker process
+    soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees travel with each task: a worker process
     or a Dask worker sees this test bed's, nothing else."""
     from .parallel import run_tasks
 
+    chunks = [t[0] is _score_row_chunk for t in tasks]  # sent to the workers: they never touch the parent's texts
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        return run_tasks(_call_with_trees, [(testbed.trees,) + tuple(t) for t in tasks], jobs, progress,
-                         desc, on_result=on_result, weights=[_task_weight(t) for t in tasks])
+        run_tasks(_call_with_trees, [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t)
+                                            for t, chunk in zip(tasks, chunks)],
+                         jobs, progress, desc, on_result=on_result, weights=[_task_weight(t) for t in tasks],
+                         sent=chunks, keep=False)
+
+
+def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
+    """The supplied trees a task of ``metric`` needs: the test bed's when the metric reads them, else none."""
+    return testbed.trees if _supplied_kind(metric) is not None else SuppliedTrees()
 
 
 def _task_weight(task: tuple) -> float:

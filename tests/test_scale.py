@@ -101,6 +101,10 @@ def test_chunked_scoring_equals_one_call(wmt12_de_en):
     chunked = score_testbed(tb, metrics, memory="1K")
     assert np.array_equal(whole.segment, chunked.segment)
     assert np.array_equal(whole.system, chunked.system)
+    parallel = score_testbed(tb, metrics, memory="1K", jobs=2)  # chunks finish out of order in two workers
+    assert np.array_equal(whole.segment, parallel.segment)
+    assert np.array_equal(whole.system, parallel.system)
+    assert multiprocessing.active_children() == []
 
 
 def test_chunked_reference_pairs_equal_one_call(wmt12_de_en):
