@@ -267,7 +267,7 @@ def scale_options(func):
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Metrics scored in parallel.")
+              help="Worker processes: metrics, and chunks of rows of a large test bed, are scored in parallel.")
 @click.option("--cache", type=click.Path(file_okay=False), default=None,
               help="Folder caching metric scores between runs (see docs/trust.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress (a bar on a terminal, a line every 10 s in a log).")

@@ -1,0 +1,79 @@
+"""Parallel speed-up: each command with ``--jobs 1`` and ``--jobs 2``, cold, in fresh processes.
+
+Commands (real data from ``../shared/data``; WordNet from there too, so METEOR runs):
+
+* scoring: ``combo score`` of the ``@search`` set (17 lexical metrics) on WMT12 de-en (16 systems x 3,003
+  segments);
+* KING: ``combo search --criterion king`` on the bundled DSTC7 sample (scoring its reference pairs, then the
+  greedy search under KING);
+* search: ``combo search --criterion r_snt --scheme ulc`` on WMT12 de-en (scoring, then the greedy search).
+
+Each run gets an empty analysis cache (``COMBO_CACHE_DIR``) and no score cache, so both job counts do the
+same work; the outputs of the two runs are compared byte for byte. Reported: wall and CPU seconds (the
+command and its workers), the speed-up ``wall(jobs 1) / wall(jobs 2)``, and the load average before each
+run (a busy machine has no second core to give: read the speed-up beside it).
+
+Run: ``python benchmarks/bench_jobs.py [--only scoring,king,search] [--json out.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+
+COMMANDS = {
+    "scoring": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search", "--format", "json"],
+    "king": ["search", "--criterion", "king", "--testbed", "dstc7-sample", "--format", "json"],
+    "search": ["search", "--criterion", "r_snt", "--scheme", "ulc", "--testbed", str(DATA / "wmt12"), "--lp",
+               "de-en", "--format", "json"],
+}
+
+
+def run(args, jobs: int):
+    """Wall seconds, CPU seconds (the command and its workers) and standard output of one cold run."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA),
+               COMBO_CACHE_DIR=tempfile.mkdtemp(prefix="combo-jobs-"))
+    before = os.times()
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "combo.cli", *args, "-q", "--jobs", str(jobs)],
+                          capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    after = os.times()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} --jobs {jobs}: {proc.stderr[-2000:]}")
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return wall, cpu, proc.stdout
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default=",".join(COMMANDS), help="comma-separated: " + ", ".join(COMMANDS))
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    rows = []
+    for name in args.only.split(","):
+        out = {}
+        row = {"command": name}
+        for jobs in (1, 2):
+            row[f"load_before_jobs{jobs}"] = open("/proc/loadavg").read().split()[0]
+            wall, cpu, out[jobs] = run(COMMANDS[name], jobs)
+            row[f"wall_jobs{jobs}"], row[f"cpu_jobs{jobs}"] = round(wall, 2), round(cpu, 2)
+        row["speedup"] = round(row["wall_jobs1"] / row["wall_jobs2"], 2)
+        row["same_output"] = out[1] == out[2]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
