@@ -285,11 +285,13 @@ def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
 
 
 def _task_weight(task: tuple) -> float:
-    """Expected cost of a task, to start the largest first: the rows it scores."""
+    """Expected cost of a task, to start the largest first: the rows or pairs it scores times its metric's
+    ``relative_cost``."""
     if task[0] is _score_row_chunk:
-        return float(task[2].stop - task[2].start)
-    rows = task[3]
-    return float(len(rows.hyp_ids)) if rows is not None else float(len(task[6][0]) if task[6] else 0)
+        return float(task[2].stop - task[2].start) * task[1].relative_cost
+    rows, pairs = task[3], task[6]
+    count = (len(rows.hyp_ids) if rows is not None else 0) + (len(pairs[0]) if pairs else 0)
+    return float(count) * task[1].relative_cost
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,

@@ -62,7 +62,10 @@ def test_held_out_king_is_unbiased_over_every_sample():
     assert low < est.value < high
 
 
-def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order():
+def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order(monkeypatch):
+    import combo.meta.likeness as likeness
+
+    monkeypatch.setattr(likeness, "PARALLEL_MIN_SECONDS", 0.0)  # these small segments go to the workers all the same
     rng = np.random.default_rng(4)
     segs = [_segment(rng, n) for n in (4, 5, 5, 9, 17, 20, 4, 30)]
     base = king(segs)
@@ -75,6 +78,22 @@ def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order():
     assert np.array_equal(a.per_segment, b.per_segment) and a.stderr == b.stderr
     assert king(segs, held_out=30).estimated == []  # a sample as large as the segment is the exact count
     assert king(segs, held_out=30).value == base.value
+
+
+def test_king_work_of_under_a_second_is_counted_without_workers(monkeypatch):
+    import combo.meta.likeness as likeness
+    import combo.parallel as parallel
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a process pool was started")
+
+    monkeypatch.setattr(parallel, "_run_pool", no_pool)
+    rng = np.random.default_rng(4)
+    segs = [_segment(rng, n) for n in (4, 5, 9)]
+    assert np.array_equal(king(segs, jobs=2).per_segment, king(segs).per_segment)
+    monkeypatch.setattr(likeness, "PARALLEL_MIN_SECONDS", 0.0)
+    with pytest.raises(AssertionError, match="pool was started"):
+        king(segs, jobs=2)
 
 
 def test_a_budget_too_small_for_one_segment_is_one_clear_error():

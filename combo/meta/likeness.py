@@ -264,9 +264,11 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
             sample = np.sort(held_rng.choice(n, size=held_out, replace=False))
             out.estimated.append(i)
         plan[i] = (keep, sample)
-    # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share
+    # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
+    # work of under a second stays in this process, where starting workers would cost more than it saves
     remote = current_backend().backend == "dask"  # on a cluster whatever ``jobs`` says
-    serial = jobs == 1 and not remote
+    small = sum(_cost(segments, i, held_out) for i in plan) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
+    serial = (jobs == 1 or small) and not remote
     chunk_bytes = budget.segment_bytes()
     if not serial:
         workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 2)
@@ -368,6 +370,10 @@ SUGGESTED_MAX_REFS = 8
 #: (METEOR and GTM are the slowest; chrF and ROUGE alone run about twice as fast).
 KING_OPERATIONS_PER_SECOND = 4.5e7
 PAIR_SCORES_PER_SECOND = 5.8e4
+#: KING work (estimated at KING_OPERATIONS_PER_SECOND) below which ``jobs > 1`` still counts in this process:
+#: a greedy search makes dozens of small KING calls, and a process pool per call made the bundled DSTC7 search
+#: slower with --jobs 2 (17.9 s) than with one job (15.8 s; benchmarks/bench_jobs.py)
+PARALLEL_MIN_SECONDS = 1.0
 
 
 @dataclass
