@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 
 COMMANDS = {
-    "scoring": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search", "--format", "json"],
+    "scoring": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search"],
     "king": ["search", "--criterion", "king", "--testbed", "dstc7-sample", "--format", "json"],
     "search": ["search", "--criterion", "r_snt", "--scheme", "ulc", "--testbed", str(DATA / "wmt12"), "--lp",
                "de-en", "--format", "json"],
