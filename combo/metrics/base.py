@@ -197,9 +197,9 @@ class Metric:
     #: a row's statistics depend on that row's texts alone (no corpus-wide weights such as CIDEr's or
     #: NIST's), so rows and text pairs may be scored in chunks (bounded memory) with the same result
     rows_independent: ClassVar[bool] = False
-    #: bytes of analysis and statistics held per character of the texts a chunk of rows scores (hypotheses and
-    #: references), measured on WMT12 (tracemalloc, benchmarks/bench_stream.py): sizes the chunks of
-    #: ``rows_independent`` metrics so a chunk stays within its share of ``--memory``
+    #: peak bytes of analysis and statistics per character of the texts a chunk of rows scores (hypotheses and
+    #: references; tracemalloc's peak over 10,000 WMT12 rows): sizes the chunks of ``rows_independent`` metrics
+    #: so a chunk stays within its share of ``--memory``
     analysis_bytes_per_char: ClassVar[float] = 64.0
     #: CPU per row relative to BLEU's (WMT12 de-en, 48,048 rows: BLEU 2.8 s, TER 11.7 s, METEOR 16.6 s); parallel
     #: runs start the costliest tasks first, so the last to finish is a cheap one
