@@ -89,6 +89,20 @@ def test_a_vector_file_rewritten_in_place_is_read_again(tmp_path):
     np.testing.assert_array_equal(second.vectors[second.index["cat"]], [0.0, 1.0])
 
 
+def test_the_score_cache_follows_a_vector_file_s_content_not_its_path(tmp_path):
+    """A score cached with one vector file is not served after the file at that path is rewritten."""
+    path, cache = tmp_path / "vectors.txt", tmp_path / "cache"
+    path.write_text("cat 1 0\ndog 0 1\nmat 1 1\n", encoding="utf-8")
+    tb = Testbed(name="t", segments=[Segment(id="1", references=["cat mat"])], candidates={"s": {0: "dog mat"}})
+    spec = f"emb-avg:vectors={path},tokenize=none"
+    first = score_testbed(tb, [spec], cache_dir=cache).segment[0, 0]
+    assert score_testbed(tb, [spec], cache_dir=cache).segment[0, 0] == first  # served from the cache
+    path.write_text("cat 1 0\ndog 1 0\nmat 1 1\n", encoding="utf-8")  # dog now points where cat does
+    second = score_testbed(tb, [spec], cache_dir=cache).segment[0, 0]
+    assert second == pytest.approx(1.0) and first < 0.99
+    assert len(list(cache.glob("*.npz"))) == 2
+
+
 _FRESH_PROCESS = """
 import json, sys
 from combo.scoring import score_testbed

@@ -13,6 +13,7 @@ tables and models are cached per process.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import math
 import os
@@ -102,6 +103,26 @@ def load_vectors(spec: str = GLOVE_6B_50D) -> WordVectors:
         check_vectors(spec)  # raises the InputError
     stat = path.stat()
     return _vectors_of(spec, (stat.st_size, stat.st_mtime_ns))
+
+
+def vectors_digest(spec: str) -> str:
+    """SHA-256 (16 hex digits) of a vector file's content, what scores read through it depend on; ``""`` for the
+    packaged GloVe table (its package version is recorded instead) and for a path that is not a file. Hashed
+    once per process and file version (size and modification time)."""
+    path = Path(spec)
+    if spec == GLOVE_6B_50D or not path.is_file():
+        return ""
+    stat = path.stat()
+    return _file_digest(str(path.resolve()), (stat.st_size, stat.st_mtime_ns))
+
+
+@lru_cache(maxsize=16)
+def _file_digest(path: str, version) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
 
 
 @lru_cache(maxsize=4)

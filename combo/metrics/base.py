@@ -373,4 +373,11 @@ def analyser_versions(metric: Metric) -> str:
                 parts.append(f"{package}:{version(package)}")
             except PackageNotFoundError:
                 parts.append(f"{package}:absent")
+    vectors = (getattr(metric, "params", None) or {}).get("vectors")
+    if isinstance(vectors, str):
+        from ..analysis.embeddings import vectors_digest
+
+        digest = vectors_digest(vectors)
+        if digest:  # a user's vector file: scores (and the score cache) follow its content, not its path
+            parts.append(f"vectors:sha256:{digest}")
     return f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""
