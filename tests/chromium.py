@@ -127,7 +127,9 @@ def _blank_figures(screenshot: Path, figures: List[Dict]) -> List[str]:
             continue
         box = rgb[y0:y1, x0:x1].reshape(-1, 3)
         inked = int((box.min(axis=1) < 200).sum())
-        colours = len(np.unique(box, axis=0))
+        # distinct colours: each pixel packed into one integer (a 1-D unique is ~40x faster than rows)
+        packed = (box[:, 0].astype(np.uint32) << 16) | (box[:, 1].astype(np.uint32) << 8) | box[:, 2]
+        colours = len(np.unique(packed))
         if inked < 0.01 * len(box) or colours < 3:
             blank.append(f"{f['name']}: {inked} of {len(box)} pixels inked, {colours} colours")
     return blank

@@ -54,6 +54,25 @@ def test_score_plain_folder_segment_level_csv(tmp_path):
     assert len(res.output.splitlines()) == 1 + 4
 
 
+BAD_SYSTEM_B = {
+    "mismatched": "only one line\n",
+    "empty": "",
+    "utf8": b"fine\nbad \xff byte\n",
+    "bom": b"\xef\xbb\xbfcat\ndog\n",
+    "crlf": "cat\r\ndog\r\n",
+}
+
+
+def _assert_one_error_no_output(tmp_path, stderr, expect):
+    assert "Traceback" not in stderr
+    err = [line for line in stderr.splitlines() if line.strip()]
+    assert len(err) == 1, stderr
+    assert expect.lower() in err[0].lower()
+    assert "B.txt" in err[0]
+    assert not (tmp_path / "out.tsv").exists()
+    assert not list(tmp_path.glob(".combo-*"))
+
+
 @pytest.mark.parametrize("case,expect", [
     ("mismatched", "lines"),
     ("empty", "empty"),
@@ -62,29 +81,21 @@ def test_score_plain_folder_segment_level_csv(tmp_path):
     ("crlf", "CRLF"),
 ])
 def test_bad_input_one_error_exit_2_no_partial_output(tmp_path, case, expect):
-    systems = {"A": "the cat sat\na dog ran\n"}
-    if case == "mismatched":
-        systems["B"] = "only one line\n"
-    elif case == "empty":
-        systems["B"] = ""
-    elif case == "utf8":
-        systems["B"] = b"fine\nbad \xff byte\n"
-    elif case == "bom":
-        systems["B"] = b"\xef\xbb\xbfcat\ndog\n"
-    elif case == "crlf":
-        systems["B"] = "cat\r\ndog\r\n"
-    root = _plain(tmp_path, systems=systems)
-    out = tmp_path / "out.tsv"
+    root = _plain(tmp_path, systems={"A": "the cat sat\na dog ran\n", "B": BAD_SYSTEM_B[case]})
+    res = CliRunner().invoke(main, ["score", "--testbed", str(root), "-m", "bleu", "--out", str(tmp_path / "out.tsv")])
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit)  # handled: no exception escaped
+    assert res.stdout == ""
+    _assert_one_error_no_output(tmp_path, res.stderr, expect)
+
+
+def test_bad_input_in_a_real_process_is_one_line_on_stderr_and_exit_2(tmp_path):
+    """The same as a user's shell sees it: the process's own exit status and stderr (the cases above run in-process)."""
+    root = _plain(tmp_path, systems={"A": "the cat sat\na dog ran\n", "B": BAD_SYSTEM_B["utf8"]})
     proc = subprocess.run([sys.executable, "-m", "combo.cli", "score", "--testbed", str(root), "-m", "bleu",
-                           "--out", str(out)], capture_output=True, text=True)
+                           "--out", str(tmp_path / "out.tsv")], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr
-    err = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(err) == 1, proc.stderr
-    assert expect.lower() in err[0].lower()
-    assert "B.txt" in err[0]
-    assert not out.exists()
-    assert not list(tmp_path.glob(".combo-*"))
+    assert proc.stdout == ""
+    _assert_one_error_no_output(tmp_path, proc.stderr, "UTF-8")
 
 
 def test_bad_input_in_judgments_names_file_and_line(tmp_path):

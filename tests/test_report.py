@@ -26,6 +26,9 @@ pytest.importorskip("matplotlib")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "report"
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="chromium is not installed (apt-get install chromium)")
 WMT_METRICS = ("bleu", "chrf", "ter", "rouge-l", "wer")
+#: Bootstrap resamples of the reports here: each page's numbers are compared with the same resamples drawn by
+#: combo evaluate (or are checked for what they show), so their count only sets how long the intervals take.
+RESAMPLES = "50"
 
 
 def run(*args):
@@ -99,7 +102,7 @@ def _assert_same_numbers(page_text: str, evaluate_json: dict):
 def example_page(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "example.html"
     res = run("report", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter", "-m", "rouge-l",
-              "--combine", "ulc,queen", "--search", "king", "--bootstrap", "200", "-q", "--out", out)
+              "--combine", "ulc,queen", "--search", "king", "--bootstrap", RESAMPLES, "-q", "--out", out)
     assert res.exit_code == 0, res.output
     return out
 
@@ -124,7 +127,7 @@ def test_example_report_has_every_part(example_page):
 def test_example_report_equals_evaluate_json(example_page):
     res = run("evaluate", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter", "-m", "rouge-l",
               "--criteria", "king,orange,r_snt,wmt_kendall,pearson,spearman,acc_eq", "--combine", "ulc,queen",
-              "--bootstrap", "200", "--format", "json", "-q")
+              "--bootstrap", RESAMPLES, "--format", "json", "-q")
     assert res.exit_code == 0, res.output
     _assert_same_numbers(example_page.read_text(encoding="utf-8"), json.loads(res.output))
 
@@ -156,7 +159,7 @@ def wmt12_page(wmt12_slice):
     assert res.exit_code == 0, res.output
     out = wmt12_slice.with_name("wmt12.html")
     metrics = [x for m in WMT_METRICS for x in ("-m", m)] + ["-m", model]
-    res = run("report", "--testbed", wmt12_slice, *metrics, "--search", "wmt_kendall", "--bootstrap", "200", "-q",
+    res = run("report", "--testbed", wmt12_slice, *metrics, "--search", "wmt_kendall", "--bootstrap", RESAMPLES, "-q",
               "--out", out)
     assert res.exit_code == 0, res.output
     return out, metrics
@@ -169,7 +172,7 @@ def test_wmt12_report_equals_evaluate_json(wmt12_slice, wmt12_page):
     assert criteria == ["r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq"]  # one reference: no KING/ORANGE
     assert "king is not shown: needs at least 4 references" in text
     res = run("evaluate", "--testbed", wmt12_slice, *metrics, "--criteria", ",".join(criteria), "--bootstrap",
-              "200", "--format", "json", "-q")
+              RESAMPLES, "--format", "json", "-q")
     assert res.exit_code == 0, res.output
     _assert_same_numbers(text, json.loads(res.output))
     # the tuned model's weights, with signs, and the note that its figures here are in-sample
@@ -209,16 +212,16 @@ def edge_pages(tmp_path_factory):
     folder = tmp_path_factory.mktemp("edge")
     pages = {}
     one = _evaluator(_example(keep_systems=["strong"]))
-    pages["one-system"] = build_report(one, ReportInputs(n_resamples=100))
+    pages["one-system"] = build_report(one, ReportInputs(n_resamples=int(RESAMPLES)))
     unjudged = _evaluator(_example(judged=False))
-    pages["no-judgments"] = build_report(unjudged, ReportInputs(n_resamples=100))
+    pages["no-judgments"] = build_report(unjudged, ReportInputs(n_resamples=int(RESAMPLES)))
     constant = _evaluator(_example())
     constant.table.segment[1] = 0.5  # a user-supplied metric that scores every candidate alike
     constant.table.system[1] = 0.5
     constant.refs = None  # KING would need the constant metric's single-reference scores too
     mutt = {"bleu": {"negation": 0.61, "antonym": 0.55, "passive": 0.2}, "chrf": {"negation": 0.7, "antonym": 0.4}}
     pages["constant-metric"] = build_report(constant, ReportInputs(
-        n_resamples=100, mutt=mutt, tuned={"demo.json": ({"bleu": 0.8, "ter": -0.3}, 0.1)}))
+        n_resamples=int(RESAMPLES), mutt=mutt, tuned={"demo.json": ({"bleu": 0.8, "ter": -0.3}, 0.1)}))
     paths = {}
     for name, text in pages.items():
         paths[name] = folder / f"{name}.html"
@@ -293,7 +296,7 @@ def test_search_and_evaluate_write_the_report_too(tmp_path):
     assert res.exit_code == 0, res.output
     assert 'data-figure="search-trace"' in (tmp_path / "search.html").read_text(encoding="utf-8")
     res = run("evaluate", "--testbed", "example", "-m", "bleu", "-m", "chrf", "--criteria", "r_snt,wmt_kendall",
-              "--bootstrap", "100", "--format", "json", "--out", tmp_path / "eval.json", "--report",
+              "--bootstrap", RESAMPLES, "--format", "json", "--out", tmp_path / "eval.json", "--report",
               tmp_path / "eval.html", "-q")
     assert res.exit_code == 0, res.output
     _assert_same_numbers((tmp_path / "eval.html").read_text(encoding="utf-8"),

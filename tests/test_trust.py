@@ -231,17 +231,10 @@ def test_ter_refuses_a_huge_text_quickly():
 
 # -- caches -----------------------------------------------------------------------------------------
 
-def _write_entries(args):
-    folder, k = args
-    cache = _Cache(folder, "fp", "segment", [(3,), (2,)])
-    metric = get_metric("bleu")
-    for _ in range(20):
-        cache.put(metric, [np.full(3, k, float), np.full(2, k, float)])
-    return True
-
-
 def test_concurrent_runs_share_a_cache_folder(tmp_path):
     from concurrent.futures import ProcessPoolExecutor
+
+    from cache_writer import write_entries as _write_entries  # a light module: what each spawned worker imports
 
     with ProcessPoolExecutor(3, mp_context=multiprocessing.get_context("spawn")) as pool:  # a dead worker raises
         assert all(pool.map(_write_entries, [(str(tmp_path), k) for k in range(6)], timeout=300))
