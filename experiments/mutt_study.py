@@ -284,9 +284,14 @@ def main(argv=None) -> int:
 
     doc += ["## Beside the published figures",
             "",
-            "The paper's Tables 4-7 (accuracy at 1 to 5 references) could not be found in the stored copies of "
-            "the paper available here (only its first page), so their figures are not shown and the 5-point check "
-            "against them is not made. What is shown instead are the authors' own released results "
+            "The paper's Tables 4-7 (accuracy at 1 to 5 references) are not in the stored copies of the paper "
+            "available here: those at paperzz.com "
+            "(<https://paperzz.com/doc/8460834/mutt--metric-unit-testing-for-language-generation-tasks>), "
+            "1library.net "
+            "(<https://1library.net/document/y4wmodvq-mutt-metric-unit-testing-for-language-generation-tasks.html>) "
+            "and scribd.com (document 648686130) hold only its opening (title, abstract, the start of the "
+            "introduction), whatever the query (table captions, corruption and metric names). So their figures "
+            "are not shown and the 5-point check against them is not made. What is shown instead are the authors' own released results "
             "(their repository, `results/coco.txt` and `results/terp.txt`, 5-reference column), which differ "
             "from ours in three ways that each move the figures:",
             "",
