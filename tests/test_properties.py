@@ -16,6 +16,7 @@ from combo.cli import main
 from combo.meta.queen import queen
 from combo.combine.ulc import ulc
 from combo.analysis.kernels import TreeKernel
+from combo.analysis.tokenize import tokenize_13a, tokenize_13a_many
 from combo.analysis.trees import Tree, parse_bracketed
 from combo.meta.likeness import king_segment
 from combo.metrics.registry import get_metric
@@ -180,3 +181,13 @@ def test_analysed_metrics_within_their_range_on_random_unicode(hyps, data):
         corpus = metric.corpus_score(hyps, refs)
         assert np.all(np.isfinite(seg)) and np.isfinite(corpus), spec
         assert np.all((seg >= lo - 1e-9) & (seg <= hi + 1e-9)) and lo - 1e-9 <= corpus <= hi + 1e-9, (spec, seg)
+
+
+#: Letters, digits, the symbols 13a pads, periods, commas, dashes, entities, non-ASCII letters and newlines.
+_TOKENIZER_ALPHABET = "ab 09.,-&;<>{}()\"'/:@[]`~\u00e9\u010d\n"
+
+
+@given(st.lists(st.text(alphabet=_TOKENIZER_ALPHABET, max_size=14), max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_batch_13a_tokenizer_equals_the_line_tokenizer_on_random_lines(lines):
+    assert tokenize_13a_many(lines) == [tokenize_13a(line) for line in lines]

@@ -170,7 +170,7 @@ def _tokens_13a(lines: Sequence[str]) -> List[List[str]]:
     run on their UTF-8 bytes: every character they test is ASCII, and no
     byte of a multi-byte character is. Padding a space with more spaces, as
     ``str.translate`` does, changes no token and no rule's match, so it is
-    skipped. tests/test_bleu.py checks every WMT12 line and random strings
+    skipped. tests/test_bleu.py checks every WMT12 line, tests/test_properties.py random strings,
     against :func:`tokenize_13a`.
     """
     if not lines:
