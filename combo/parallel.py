@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence
 
@@ -101,6 +102,20 @@ def workers_for(jobs: int) -> int:
     return (os.cpu_count() or 1) if jobs == -1 else jobs
 
 
+def _spawn_is_safe() -> bool:
+    """Whether spawned workers may be started here. A spawned worker imports this process's main module again,
+    so a user's script without an ``if __name__ == "__main__":`` guard would run again in it (and a metric class
+    defined there would need it); the command line (``combo``, ``python -m combo.cli``) and interactive
+    sessions (a notebook, ``python -c``) have no such script. Elsewhere the workers are forked."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name.split(".")[0] == "combo":
+        return True
+    if getattr(main, "__file__", None) is None:
+        return True
+    return getattr(getattr(main, "main", None), "__module__", "") == "combo.cli"  # the console script
+
+
 def _run_forked(index: int):
     return _FUNC(*_TASKS[index])
 
@@ -121,7 +136,8 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     objects (their reference counts, free blocks of the parent's allocator)
     copies every page they lie on. When every task is sent, the workers are
     fresh interpreters (``spawn``) that share nothing with this process, so
-    its memory is never copied. ``keep=False``: results go to ``on_result``
+    its memory is never copied; unless this process runs a user's script
+    (:func:`_spawn_is_safe`), which a spawned worker would import again. ``keep=False``: results go to ``on_result``
     alone and are not held until the end (the returned list is all None).
     """
     if _config.backend == "dask" and tasks:
@@ -160,7 +176,7 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
         order.sort(key=lambda i: -weights[i])
     results: List[Any] = [None] * len(tasks)
     _TASKS, _FUNC = tasks, func
-    all_sent = sent is not None and all(sent)
+    all_sent = sent is not None and all(sent) and _spawn_is_safe()
     gc.freeze()  # forked workers' collections then never write to the parent's objects, which stay shared
     try:
         with ProcessPoolExecutor(max_workers=workers, initializer=_limit_threads,
