@@ -209,6 +209,11 @@ class Metric:
         self.params: Dict[str, Any] = parse_options(self.name, self.options, params)
         self._post_init()
 
+    def file_digests(self) -> List[str]:
+        """``kind:sha256:DIGEST`` of each user file the scores are read through (a word-vector file), so the
+        signature's provenance and the score cache follow a file's content, not its path; none by default."""
+        return []
+
     def _post_init(self) -> None:
         """Derive attributes from ``self.params`` (no data work)."""
 
@@ -373,11 +378,5 @@ def analyser_versions(metric: Metric) -> str:
                 parts.append(f"{package}:{version(package)}")
             except PackageNotFoundError:
                 parts.append(f"{package}:absent")
-    vectors = (getattr(metric, "params", None) or {}).get("vectors")
-    if isinstance(vectors, str):
-        from ..analysis.embeddings import vectors_digest
-
-        digest = vectors_digest(vectors)
-        if digest:  # a user's vector file: scores (and the score cache) follow its content, not its path
-            parts.append(f"vectors:sha256:{digest}")
+    parts.extend(metric.file_digests())
     return f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""

@@ -30,13 +30,13 @@ returns 0 there). Reference weights are ignored.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
 
 from ..analysis.embeddings import (GLOVE_6B_50D, MINILM, SENTENCE_ENCODERS, check_sentence_encoder, check_vectors,
-                                   load_vectors, vectors_spec_ok)
+                                   load_vectors, vectors_digest, vectors_spec_ok)
 from ..analysis.layers import annotate
 from ..analysis.tokenize import TOKENIZERS, tokenize_all
 from .base import Option, safe_divide
@@ -186,6 +186,10 @@ class WordVectorMetric(PairwiseMetric):
 
     def check_resources(self) -> None:
         check_vectors(self.params["vectors"])
+
+    def file_digests(self) -> List[str]:
+        digest = vectors_digest(self.params["vectors"])  # "" for the packaged table: its version is recorded
+        return [f"vectors:sha256:{digest}"] if digest else []
 
     def analyse(self, texts: Sequence[str]) -> WordVectorAnalysis:
         table = load_vectors(self.params["vectors"])
