@@ -234,7 +234,16 @@ class _RowAssembly:
         return self.seg, sysv.reshape(self.n_systems)
 
 
-def _row_step(metric: Metric, rows: Rows, budget, workers: int, n_tasks: int) -> Optional[int]:
+def _chars_per_row(rows: Rows) -> float:
+    """Mean characters of a row's hypothesis and references (what a chunk's analysis grows with)."""
+    if not len(rows.hyp_ids):
+        return 0.0
+    lengths = np.fromiter(map(len, rows.texts), dtype=np.int64, count=len(rows.texts))
+    return float(lengths[rows.hyp_ids].sum() + lengths[rows.ref_ids].sum()) / len(rows.hyp_ids)
+
+
+def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers: int,
+              n_tasks: int) -> Optional[int]:
     """Rows per :class:`RowChunk` task of ``metric``, or None to score it in one task.
 
     A ``rows_independent`` metric is cut into chunks when one analysis of all
@@ -244,11 +253,8 @@ def _row_step(metric: Metric, rows: Rows, budget, workers: int, n_tasks: int) ->
     several workers and fewer than two tasks per worker, into enough chunks
     to keep every worker busy.
     """
-    n_rows = len(rows.hyp_ids)
     if not metric.rows_independent or n_rows == 0:
         return None
-    lengths = np.fromiter(map(len, rows.texts), dtype=np.int64, count=len(rows.texts))
-    chars_per_row = (lengths[rows.hyp_ids].sum() + lengths[rows.ref_ids].sum()) / n_rows
     row_bytes = max(chars_per_row, 1.0) * metric.analysis_bytes_per_char
     step = max(1024, int(budget.bytes // 4 // max(workers, 1) // row_bytes))
     if workers > 1 and n_tasks < 2 * workers:
@@ -267,16 +273,15 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
          on_result=None) -> None:
     """Run tasks ``(func, *args)`` (:func:`_score_metric`, :func:`_score_row_chunk`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
-    soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees travel with each task: a worker process
-    or a Dask worker sees this test bed's, nothing else."""
+    soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
+    travel with each task: a worker process or a Dask worker sees this test bed's, nothing else."""
     from .parallel import run_tasks
 
     chunks = [t[0] is _score_row_chunk for t in tasks]  # sent to the workers: they never touch the parent's texts
+    calls = [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t) for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        run_tasks(_call_with_trees, [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t)
-                                            for t, chunk in zip(tasks, chunks)],
-                         jobs, progress, desc, on_result=on_result, weights=[_task_weight(t) for t in tasks],
-                         sent=chunks, keep=False)
+        run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
+                  weights=[_task_weight(t) for t in tasks], sent=chunks, keep=False)
 
 
 def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
@@ -406,11 +411,12 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
             results[k] = cache.get(m)
     todo = [k for k in range(len(instances)) if results[k] is None]
     workers = workers_for(jobs)
+    chars_per_row = _chars_per_row(rows) if any(instances[k].rows_independent for k in todo) else 0.0
     tasks: List[tuple] = []
     owners: List[int] = []
     assemblies: Dict[int, _RowAssembly] = {}
     for k in todo:
-        step = _row_step(instances[k], rows, budget, workers, len(todo))
+        step = _row_step(instances[k], len(row_system), chars_per_row, budget, workers, len(todo))
         if step is None:
             tasks.append((_score_metric, instances[k], rows.texts, rows, row_system, n_sys, None, chunk))
             owners.append(k)

@@ -267,7 +267,8 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
     # work of under a second stays in this process, where starting workers would cost more than it saves
     remote = current_backend().backend == "dask"  # on a cluster whatever ``jobs`` says
-    small = sum(_cost(segments, i, held_out) for i in plan) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
+    costs = {i: _cost(segments, i, held_out) for i in plan}
+    small = sum(costs.values()) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
     serial = (jobs == 1 or small) and not remote
     chunk_bytes = budget.segment_bytes()
     if not serial:
@@ -280,7 +281,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     # a fork pool shares ``segments`` copy-on-write; a Dask task carries only its own chunk's arrays
     tasks = [({i: segments[i] for i in chunk} if remote else segments, chunk, {i: plan[i] for i in chunk}, options)
              for chunk in chunks]
-    weights = [sum(_cost(segments, i, held_out) for i in chunk) for chunk in chunks]
+    weights = [sum(costs[i] for i in chunk) for chunk in chunks]
     bar = _progress(sum(weights), progress) if serial else None
     results = []
     for task, w in zip(tasks, weights) if serial else ():

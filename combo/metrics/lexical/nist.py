@@ -24,7 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from ...analysis.ngrams import NgramCounts, group_max, reference_sets
-from ...analysis.tokenize import TOKENIZERS, get_tokenizer, tokenize_all
+from ...analysis.tokenize import TOKENIZERS, tokenize_all
 from ..base import Metric, Option
 from ..registry import register
 
@@ -175,9 +175,6 @@ class NIST(Metric):
                             "or nltk (per order the best reference and its length)",
                             choices=("mteval", "nltk"), short="mr"),
     }
-
-    def _post_init(self) -> None:
-        get_tokenizer(self.params["tokenize"])  # an unknown tokenizer is refused here
 
     def tokens(self, texts: Sequence[str]):
         return tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
