@@ -59,8 +59,12 @@ def main() -> None:
     ap.add_argument("--only", default=",".join(COMMANDS), help="comma-separated: " + ", ".join(COMMANDS))
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    names = args.only.split(",")
+    unknown = [n for n in names if n not in COMMANDS]
+    if unknown:
+        ap.error(f"--only: unknown command {unknown[0]!r}; choose from {', '.join(COMMANDS)}")
     rows = []
-    for name in args.only.split(","):
+    for name in names:
         out = {}
         row = {"command": name}
         for jobs in (1, 2):
