@@ -356,8 +356,9 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
 
 
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
-             cache, quiet, needs_refs, memory=None):
-    """Load, check reference counts, score (cached) and single-reference scores when QUEEN needs them."""
+             cache, quiet, needs_refs, memory=None, king_segments=None):
+    """Load, check reference counts, sample segments (``king_segments``), score (cached) and single-reference
+    scores when QUEEN needs them."""
     from .meta.queen import min_references
     from .evaluate import LIKENESS
     from .scoring import score_testbed, score_with_references
@@ -402,6 +403,17 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
                              "(e.g. --criterion wmt_kendall) or a test bed with more references")
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
+    if king_segments is not None:
+        from .evaluate import LIKENESS
+
+        if criterion not in LIKENESS or not needs_refs:
+            raise OptionError(f"--king-segments samples segments for KING and ORANGE, which this run does not "
+                              f"compute ({criterion}): drop it, or ask for --criterion king")
+        population = len(tb.segments)
+        tb = tb.sample_segments(king_segments, seed)
+        if len(tb.segments) < population:
+            notes.append(f"KING estimated from a simple random sample of {len(tb.segments)} of {population} "
+                         f"segments (seed {seed}); every criterion here is computed on them")
     progress = not quiet
     if needs_refs:
         table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
@@ -411,6 +423,13 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
     return tb, table, refs, notes
+
+
+def _estimate_text(estimate) -> str:
+    """`` estimate, 95% sampling interval [a, b]`` beside a KING figure estimated from samples; else empty."""
+    if not estimate:
+        return ""
+    return f", an estimate: 95% sampling interval [{estimate['low']:.4f}, {estimate['high']:.4f}]"
 
 
 def _ties_text(share) -> str:
@@ -477,6 +496,10 @@ def search_options(func):
         click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
                      help="KING from S held-out references per segment with more (drawn with --seed): an unbiased "
                           "estimate with a 95% sampling interval, for segments too large for the exact count."),
+        click.option("--king-segments", type=click.IntRange(min=2), default=None, metavar="N",
+                     help="KING from a simple random sample of N segments (drawn with --seed before scoring, so "
+                          "only their reference pairs are scored): an unbiased estimate of the whole test bed's "
+                          "KING with a 95% two-stage sampling interval (docs/scale.md)."),
     ]
     for opt in reversed(options):
         func = opt(func)
@@ -497,8 +520,8 @@ def search_options(func):
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criterion, scheme, strategy,
-           beam_width, report_path):
+           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, king_segments, memory, criterion, scheme,
+           strategy, beam_width, report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
@@ -508,7 +531,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
                                       max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
-                                      memory=memory)
+                                      memory=memory, king_segments=king_segments)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
                        progress=not quiet, jobs=jobs)
@@ -522,7 +545,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
                            "triples": triples, "king_ties": king_ties, "notes": notes,
-                           "randomness": {"seed": seed, "max_refs": max_refs,
+                           "randomness": {"seed": seed, "max_refs": max_refs, "king_sample": held_out,
+                                          "king_segments": (tb.metadata.get("segment_sample") or {}).get("size"),
                                           "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
     if fmt == "json":
@@ -532,7 +556,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
         lines = [f"criterion: {criterion} (scheme {scheme}, strategy {strategy}) on {tb.name}, "
                  f"{len(tb.segments)} segments",
                  f"selected: {', '.join(result.selected)}",
-                 f"quality: {_fmt(result.quality)}{ties}",
+                 f"quality: {_fmt(result.quality)}{ties}{_estimate_text(result.details.get('estimate'))}",
                  f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {'yes' if result.beats_best_single else 'no'}",
@@ -560,8 +584,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, memory, criteria, combos,
-             n_resamples, report_path):
+             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, king_segments, memory,
+             criteria, combos, n_resamples, report_path):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
@@ -577,7 +601,8 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     needs_refs = any(c in LIKENESS for c in crits) or "queen" in schemes
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, likeness, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory)
+                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory,
+                                      king_segments=king_segments)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
                        progress=not quiet, jobs=jobs)

@@ -111,6 +111,7 @@ class Quality(ValueResult):
     samples: Optional[np.ndarray] = field(default=None, repr=False)
     tie_share: float = float("nan")  # KING: share of its reference-against-best-candidate comparisons that tie
     value_strict: float = float("nan")  # KING under --king-ties strict (ties count 0), from the same counts
+    sampling: Optional[Dict[str, float]] = None  # KING estimated from samples: stderr and 95% interval (low, high)
 
     def __str__(self) -> str:
         if not self.defined:
@@ -284,21 +285,26 @@ class MetaEvaluator:
         """
         subset = list(subset)
         segs = _SubsetSegments(self._need_refs("KING"), subset, self._automatic_rows())
+        sample = self.testbed.metadata.get("segment_sample") or {}
         res = king(segs, self.triples, higher_is_better=self.hib[subset], ties=self.king_ties,
                    held_out=self.held_out, seed=self.seed, memory=self.budget, progress=self.progress,
-                   jobs=self.jobs)
+                   jobs=self.jobs, segment_population=sample.get("population"))
         if criterion == "king":
             ties = f"{res.ties} references tied with the best candidate"
-            if res.estimated:
+            if not res.exact:
                 low, high = res.interval()
-                ties = (f"estimate from {res.held_out} held-out references in {len(res.estimated)} segments "
-                        f"(standard error {res.stderr:.4f}, 95% sampling interval [{low:.4f}, {high:.4f}]); "
-                        + ties)
+                parts = ([f"a sample of {res.n_used} of {res.segment_population} segments (seed {sample.get('seed')})"]
+                         if res.segment_sample else []) + \
+                    ([f"{res.held_out} held-out references in {len(res.estimated)} segments"] if res.estimated else [])
+                ties = (f"estimate from {' and '.join(parts)} (standard error {res.stderr:.4f}, 95% sampling "
+                        f"interval [{low:.4f}, {high:.4f}]); " + ties)
             return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
                            ties + (f"; {res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
                            "references and a candidate)" if res.n_skipped else ""),
                            units=(res.per_segment[np.isfinite(res.per_segment)],), tie_share=res.tie_share,
-                           value_strict=res.value_with_ties("strict"))
+                           value_strict=res.value_with_ties("strict"),
+                           sampling=None if res.exact else dict(zip(("stderr", "low", "high"),
+                                                                    (res.stderr, *res.interval()))))
         used = [s for s in res.segments if s is not None]
         o = orange([s.ref_queen for s in used], [s.cand_queen for s in used])
         return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped, "lower is better",
@@ -536,6 +542,8 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
             step["tie_share"] = q.tie_share if q is not None else None
         chosen, single = seen[tuple(sorted(res.selected))], seen[(res.best_single[0],)]
         out.details["tie_share"] = chosen.tie_share
+        if chosen.sampling is not None:
+            out.details["estimate"] = {**chosen.sampling, "note": chosen.note}
         out.details["king_strict"] = {"selected": chosen.value_strict, "best_single": single.value_strict}
         out.details["warnings"] = king_tie_warnings(chosen, single, evaluator.king_ties)
     return out

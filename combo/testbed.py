@@ -377,3 +377,24 @@ class Testbed:
         tb.system_scores = {k: dict(v) for k, v in self.system_scores.items()}
         tb.trees.update(self.trees)
         return tb
+
+    def sample_segments(self, size: int, seed: int = 0) -> "Testbed":
+        """A simple random sample of ``size`` segments, drawn without replacement with ``seed`` (the test bed
+        itself when it has at most ``size``).
+
+        For estimates from a sample of segments, drawn before anything is scored
+        (KING on DSTC7, whose reference pairs number millions:
+        :func:`combo.meta.likeness.king` with ``segment_population``).
+        ``metadata["segment_sample"]`` records the population, the size and the seed.
+        """
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+            raise OptionError(f"size={size!r} must be a positive integer (segments to sample)")
+        population = len(self.segments)
+        if size >= population:
+            return self
+        rng = np.random.default_rng([int(seed), 0x5345474D])  # "SEGM": a stream of its own
+        keep = np.sort(rng.choice(population, size=int(size), replace=False)).tolist()
+        tb = self.subset(keep)
+        tb.metadata["segment_sample"] = {"population": population, "size": int(size), "seed": int(seed),
+                                         "segments": keep}
+        return tb

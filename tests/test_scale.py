@@ -62,6 +62,58 @@ def test_held_out_king_is_unbiased_over_every_sample():
     assert low < est.value < high
 
 
+def test_king_of_a_segment_sample_is_unbiased_over_every_sample_and_exact_with_every_segment():
+    # The mean of the estimate over all C(6, 3) segment samples equals the KING of all six segments; with the
+    # population equal to the segments counted, nothing is estimated and the standard error is 0.
+    from itertools import combinations
+
+    rng = np.random.default_rng(7)
+    segs = [_segment(rng, n, levels=4) for n in (4, 5, 6, 7, 8, 9)]
+    whole = king(segs)
+    assert whole.exact and whole.stderr == 0.0
+    estimates = [king([segs[i] for i in keep], segment_population=6) for keep in combinations(range(6), 3)]
+    assert np.mean([e.value for e in estimates]) == pytest.approx(whole.value, abs=1e-12)
+    assert all(not e.exact and e.segment_sample and e.stderr > 0 for e in estimates)
+    assert king(segs, segment_population=6).exact
+    with pytest.raises(OptionError, match="smaller than"):
+        king(segs, segment_population=5)
+
+
+def test_two_stage_standard_error_matches_the_spread_of_the_estimate():
+    # Two-stage sampling simulated on a fixed population of 40 segments (credits 0/1 of 10-60 references):
+    # the estimator's mean is the population mean and its variance estimator's mean is its true variance.
+    from combo.meta.likeness import two_stage_stderr
+
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(10, 60, 40)
+    credits = np.zeros((40, 60))
+    for i, (size, p) in enumerate(zip(sizes, rng.random(40))):
+        credits[i, :size] = rng.random(size) < p
+    truth = np.mean([credits[i, :size].mean() for i, size in enumerate(sizes)])
+    n, s, draws = 12, 6, 6000
+    chosen = np.argsort(rng.random((draws, 40)), axis=1)[:, :n]  # segments without replacement, per draw
+    keys = rng.random((draws, n, 60))
+    keys[np.arange(60) >= sizes[chosen][..., None]] = np.inf  # only a segment's own references can be drawn
+    held = credits[chosen[..., None], np.argsort(keys, axis=2)[:, :, :s]]  # (draws, n, s) held-out credits
+    means = held.mean(axis=2)
+    within = (1 - s / sizes[chosen]) * held.var(axis=2, ddof=1) / s
+    values = means.mean(axis=1)
+    variances = np.array([two_stage_stderr(m, w, 40) ** 2 for m, w in zip(means, within)])
+    assert values.mean() == pytest.approx(truth, abs=4 * values.std() / np.sqrt(draws))
+    assert variances.mean() == pytest.approx(values.var(), rel=0.08)
+    assert two_stage_stderr(np.array([0.5, 0.25]), np.array([0.01, 0.04]), 2) == pytest.approx(np.sqrt(0.05) / 2)
+
+
+def test_sample_segments_is_seeded_and_recorded():
+    tb = Testbed(name="t", segments=[Segment(id=str(i), source="", references=["a"]) for i in range(30)])
+    a, b, c = tb.sample_segments(10, seed=1), tb.sample_segments(10, seed=1), tb.sample_segments(10, seed=2)
+    assert [s.id for s in a.segments] == [s.id for s in b.segments] != [s.id for s in c.segments]
+    assert a.metadata["segment_sample"]["population"] == 30 and len(a.segments) == 10
+    assert tb.sample_segments(30) is tb and "segment_sample" not in tb.metadata
+    with pytest.raises(OptionError):
+        tb.sample_segments(0)
+
+
 def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order(monkeypatch):
     import combo.meta.likeness as likeness
 
@@ -197,6 +249,22 @@ def test_cli_king_sample_reports_an_estimate(tmp_path):
                                     "--bootstrap", "0"])
     assert res.exit_code == 0, res.output
     assert "king" in res.output
+
+
+def test_cli_king_segments_scores_a_sample_and_reports_the_estimate():
+    res = CliRunner().invoke(main, ["search", "-q", "--testbed", "example", "-m", "chrf", "-m", "bleu",
+                                    "--king-segments", "10", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    import json
+    doc = json.loads(res.output)
+    assert doc["segments"] == 10 and doc["randomness"]["king_segments"] == 10
+    est = doc["estimate"]
+    assert est["low"] < doc["quality"] < est["high"] and "a sample of 10 of 24 segments" in est["note"]
+    table = CliRunner().invoke(main, ["search", "-q", "--testbed", "example", "-m", "chrf", "--king-segments", "10"])
+    assert "an estimate: 95% sampling interval" in table.output
+    bad = CliRunner().invoke(main, ["search", "-q", "--testbed", "example", "-m", "chrf", "--king-segments", "10",
+                                    "--criterion", "wmt_kendall"])
+    assert bad.exit_code == 2 and "--king-segments samples segments for KING" in bad.output
 
 
 def test_budget_shares():

@@ -93,7 +93,8 @@ class KingResult(SkippedSegments):
 
     held_out: Optional[int] = None  # references held out per segment when estimated (None: exact)
     estimated: List[int] = field(default_factory=list)  # segments whose KING is a held-out-sample estimate
-    stderr: float = 0.0  # standard error of ``value`` from the held-out sample (0 when exact)
+    stderr: float = 0.0  # standard error of ``value`` from the held-out and segment samples (0 when exact)
+    segment_population: Optional[int] = None  # the segments are a simple random sample of this many (None: all)
 
     @property
     def ties(self) -> int:
@@ -123,11 +124,16 @@ class KingResult(SkippedSegments):
         return float(np.mean(values)) if values else float("nan")
 
     @property
+    def segment_sample(self) -> bool:
+        """The segments are a sample of a larger test bed's (``segment_population``)."""
+        return self.segment_population is not None and self.segment_population > self.n_used
+
+    @property
     def exact(self) -> bool:
-        return not self.estimated
+        return not self.estimated and not self.segment_sample
 
     def interval(self, confidence: float = 0.95) -> Tuple[float, float]:
-        """Normal interval for the exact KING of this test bed, from the held-out sample (a point when exact)."""
+        """Normal interval for the exact KING of the whole test bed, from the samples (a point when exact)."""
         from scipy.stats import norm
 
         half = float(norm.ppf(0.5 + confidence / 2)) * self.stderr
@@ -201,7 +207,8 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
          higher_is_better: Optional[Sequence[bool]] = None,
          metric_names: Optional[Sequence[str]] = None,
          max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count",
-         held_out: Optional[int] = None, memory=None, progress: bool = False, jobs: int = 1) -> KingResult:
+         held_out: Optional[int] = None, memory=None, progress: bool = False, jobs: int = 1,
+         segment_population: Optional[int] = None) -> KingResult:
     """KING over segments ``(cand_ref, ref_ref)``, averaged over the segments that can be scored.
 
     ``ties`` as in :func:`king_segment` (default: the paper's ``>=``).
@@ -221,6 +228,12 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     ``stderr`` and :meth:`KingResult.interval` give its sampling error). The
     cost of a segment falls from ``(n_cand + n) n^3`` to ``(n_cand + S) n^3``
     bit operations; see docs/scale.md.
+
+    ``segment_population=N``: ``segments`` are a simple random sample of the N
+    segments of a larger test bed (:meth:`combo.testbed.Testbed.sample_segments`,
+    drawn before any scoring so that only their reference pairs are scored).
+    The mean is then an unbiased estimate of the whole test bed's KING, and
+    ``stderr`` is that of two-stage sampling (:func:`two_stage_stderr`).
 
     Segments are prepared and counted in chunks sized from ``memory`` (a
     :class:`combo.budget.Budget` or a size such as ``"2G"``); a budget too
@@ -242,8 +255,11 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     held_rng = np.random.default_rng(_held_out_seed(seed))
     need = min_references(triples) + 1
     per_segment = np.full(len(segments), np.nan)
+    if segment_population is not None and segment_population < len(segments):
+        raise OptionError(f"segment_population={segment_population} is smaller than the {len(segments)} segments "
+                          "sampled from it")
     out = KingResult(value=float("nan"), per_segment=per_segment, segments=[None] * len(segments),
-                     triples=triples, held_out=held_out)
+                     triples=triples, held_out=held_out, segment_population=segment_population)
     # every random draw first, in segment order, so any chunking or backend gives the same result
     plan: Dict[int, Tuple[Optional[np.ndarray], Optional[np.ndarray]]] = {}
     for i in range(len(segments)):
@@ -338,22 +354,46 @@ def _held_out_seed(seed: Seed):
 
 
 def _held_out_stderr(out: KingResult) -> float:
-    """Standard error of the mean of the segments' KING from their held-out samples.
+    """Standard error of the test bed's KING estimate from the held-out references and the sampled segments.
 
     A segment estimated from ``s`` of its ``n`` references drawn without
-    replacement contributes ``(1 - s/n) S^2 / s`` (``S^2``: sample variance of
-    the held-out credits, the unbiased estimate of the finite-population
-    variance; Cochran 1977, eq. 2.22); exact segments contribute 0. The mean
-    over ``N`` segments has variance ``sum / N^2``.
+    replacement has the within-segment variance ``(1 - s/n) S^2 / s`` (``S^2``:
+    sample variance of the held-out credits, the unbiased estimate of the
+    finite-population variance; Cochran 1977, eq. 2.22); exact segments have 0.
     """
-    if not out.estimated:
-        return 0.0
-    var = 0.0
-    for i in out.estimated:
+    within = np.zeros(out.n_used)
+    used = [i for i in range(len(out.segments)) if out.segments[i] is not None]
+    for k, i in enumerate(used):
         seg = out.segments[i]
-        s, n = len(seg.credit), seg.population
-        var += (1.0 - s / n) * float(np.var(seg.credit, ddof=1)) / s
-    return float(np.sqrt(var) / out.n_used)
+        if i in out.estimated:
+            s, n = len(seg.credit), seg.population
+            within[k] = (1.0 - s / n) * float(np.var(seg.credit, ddof=1)) / s
+    population = out.segment_population if out.segment_sample else out.n_used
+    return two_stage_stderr(out.per_segment[used], within, population)
+
+
+def two_stage_stderr(values: np.ndarray, within: np.ndarray, population: int) -> float:
+    """Standard error of the mean of ``values`` over ``n`` segments drawn without replacement from
+    ``population``, each value itself estimated with variance ``within[i]`` from a sample inside its segment.
+
+    The unbiased variance estimator of two-stage sampling with units of equal
+    weight (Cochran 1977, Sampling Techniques, ch. 10, Theorem 10.2, with each
+    unit's own second-stage variance): ``(1 - f) s_b^2 / n + f sum(within) / n^2``
+    with ``f = n / population`` and ``s_b^2`` the sample variance of ``values``.
+    With every segment (``f = 1``) it is ``sqrt(sum(within)) / n``; with one
+    segment of a larger population it is undefined (NaN).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    if n == 0:
+        return float("nan")
+    f = n / population
+    if f >= 1.0:
+        return float(np.sqrt(np.sum(within)) / n)
+    if n < 2:
+        return float("nan")
+    between = (1.0 - f) * float(np.var(values, ddof=1)) / n
+    return float(np.sqrt(between + f * float(np.sum(within)) / n ** 2))
 
 
 def _cost(segments, i: int, held_out: Optional[int]) -> float:
