@@ -50,3 +50,21 @@ def install_hint(extra: str) -> str:
 def oracle_hint(name: str) -> str:
     """How to install a test oracle (``zss``): itself, or the whole test extra."""
     return f"{pip_command([TEST_ORACLES[name]])}  (or: pip install 'combo-eval[test]')"
+
+
+def require_modules(modules, resource: str, requires: str) -> None:
+    """Raise :class:`~combo.errors.ResourceMissing` (``resource``, fix ``requires``) when a module is not
+    installed, without importing it: availability checks (``combo metrics``, every run's check of its metrics)
+    stay cheap, and the heavy package (spaCy and its model, TextBlob, torch) loads when first used; a module
+    found here that then fails to import is the same error there."""
+    import importlib.util
+
+    from .errors import ResourceMissing
+
+    for module in modules:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise ResourceMissing(resource, requires)

@@ -48,3 +48,21 @@ def test_the_rest_still_runs(no_textblob):
     res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-m", "dp-or", "-q"])
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[0] == "system\tbleu\tdp-or"
+
+
+def test_checking_availability_loads_no_parser_or_encoder():
+    # `combo metrics` and every run's check: installed or not, found without importing spaCy, TextBlob or torch
+    import subprocess
+    import sys
+
+    code = ("import sys; from combo.catalogue import catalogue; rows = catalogue(); "
+            "print(sorted(m for m in ('spacy', 'textblob', 'torch', 'sentence_transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_missing_spacy_model_is_named_without_loading_spacy(monkeypatch):
+    layer = layers.get_layer("dependencies")
+    monkeypatch.setattr(layer, "model", "no_such_spacy_model_xyz")
+    with pytest.raises(ResourceMissing, match="spaCy model no_such_spacy_model_xyz.*combo-eval\\[spacy\\]"):
+        layer.check()

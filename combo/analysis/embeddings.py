@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from ..errors import InputError, OptionError, ResourceMissing
-from ..extras import install_hint
+from ..extras import install_hint, require_modules
 
 GLOVE_6B_50D = "glove-6b-50d"
 VECTOR_TABLES = (GLOVE_6B_50D,)
@@ -240,13 +240,7 @@ def check_sentence_encoder(name: str = MINILM) -> None:
     """Raise ResourceMissing when the packages of encoder ``name`` are absent (nothing is imported)."""
     if name not in SENTENCE_ENCODERS:
         raise OptionError(f"unknown sentence encoder {name!r}; choose one of {list(SENTENCE_ENCODERS)}")
-    for module in _MINILM_MODULES:
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            raise ResourceMissing(MINILM_RESOURCE, MINILM_INSTALL)
+    require_modules(_MINILM_MODULES, MINILM_RESOURCE, MINILM_INSTALL)
 
 
 @lru_cache(maxsize=2)

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Callable, ContextManager, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import OptionError, ResourceMissing
-from ..extras import install_hint
+from ..extras import install_hint, require_modules
 from .scope import run_scope
 
 __all__ = [
@@ -165,7 +165,7 @@ class ShallowLayer(Layer):
         return f"shallow|pattern|textblob:{_package_version('textblob')}|enc:{ENCODING_VERSION}"
 
     def check(self) -> None:
-        _pattern_parser(self.requires)
+        require_modules(("textblob",), "TextBlob's Pattern parser (package textblob)", self.requires)
 
     def annotate_batch(self, texts):
         parse = _pattern_parser(self.requires).parse
@@ -211,7 +211,8 @@ class DependencyLayer(Layer):
                 f"|enc:{ENCODING_VERSION}")
 
     def check(self) -> None:
-        _spacy_model(self.model, self.requires)
+        require_modules(("spacy",), "spaCy (package spacy)", self.requires)
+        require_modules((self.model,), f"spaCy model {self.model}", self.requires)
 
     def annotate_batch(self, texts):
         nlp = _spacy_model(self.model, self.requires)
