@@ -581,13 +581,17 @@ class _Cache:
 
 
 def write_npz_atomic(path: Path, arrays) -> None:
-    """``arrays`` as ``a0, a1, ...`` in ``path``: a uniquely named temporary file, fsynced, renamed into place."""
+    """``arrays`` as ``a0, a1, ...`` in ``path``: a uniquely named temporary file, fsynced, renamed into place,
+    with the mode a plain ``open`` gives (the umask's, so a cache folder shared by a group stays shared)."""
+    from .io.text import current_umask
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=str(path.parent))
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez(fh, **{f"a{i}": a for i, a in enumerate(arrays)})
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -89,15 +89,18 @@ def test_written_files_follow_the_umask(tmp_path, mask):
     assert mode == 0o666 & ~mask == stat.S_IMODE(plain.stat().st_mode)
 
 
-def test_cli_out_file_is_not_private(tmp_path):
-    old = os.umask(0o022)
+def test_cli_out_file_and_score_cache_are_not_private(tmp_path):
+    old = os.umask(0o002)
     try:
         out = tmp_path / "scores.tsv"
-        res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-q", "--out", str(out)])
+        res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-q", "--out", str(out),
+                                        "--cache", str(tmp_path / "cache")])
     finally:
         os.umask(old)
     assert res.exit_code == 0, res.output
-    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    assert stat.S_IMODE(out.stat().st_mode) == 0o664
+    cached = list((tmp_path / "cache").glob("*.npz"))
+    assert cached and all(stat.S_IMODE(f.stat().st_mode) == 0o664 for f in cached)
 
 
 # -- KING's ties, what each criterion means, and the advice for too few references ---------------------------
