@@ -105,10 +105,14 @@ def test_bitset_and_broadcast_counts_agree_with_the_enumeration(triples):
 
 def test_fast_count_equals_enumeration_on_larger_cases():
     rng = np.random.default_rng(11)
-    for n, m, n_cand in ((24, 2, 4), (70, 1, 3), (40, 3, 2)):  # 70 references: two words per bitset row
-        cand = np.round(rng.random((m, n_cand, n)), 2)
-        refs = np.round(rng.random((m, n, n)), 2)
-        assert np.array_equal(queen(cand, refs), queen_naive(cand, refs))
+    cand, refs = np.round(rng.random((2, 4, 24)), 2), np.round(rng.random((2, 24, 24)), 2)
+    assert np.array_equal(queen(cand, refs), queen_naive(cand, refs))
+    # larger: against the broadcast of every triple (itself checked against the enumeration above), which
+    # counts the 343,000 triples of 70 references in numpy rather than in a Python loop
+    for n, m, n_cand in ((70, 1, 3), (40, 3, 2)):  # 70 references: two words per bitset row
+        cand, refs = prepare_segment(np.round(rng.random((m, n_cand, n)), 2), np.round(rng.random((m, n, n)), 2))
+        assert np.array_equal(queen_counts(cand, refs, "distinct", "bitset"),
+                              queen_counts(cand, refs, "distinct", "broadcast"))
     # leave-one-out with two words per bitset row: bitsets against the broadcast of every triple
     cand, refs = prepare_segment(np.round(rng.random((1, 2, 67)), 2), np.round(rng.random((1, 67, 67)), 2))
     bits = leave_one_out_counts(cand, refs, "distinct", "bitset")
