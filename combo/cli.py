@@ -449,7 +449,7 @@ def _meanings_help(criteria: Sequence[str], schemes: Sequence[str] = ()) -> str:
 
 def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int]) -> str:
     """The fix for segments with too few references: --min-refs, and --max-refs with the predicted cost of each."""
-    from .meta.likeness import SUGGESTED_MAX_REFS, king_cost
+    from .meta.likeness import SUGGESTED_KING_SAMPLE, SUGGESTED_KING_SEGMENTS, SUGGESTED_MAX_REFS, king_cost
 
     refs = [len(seg.references) for seg in tb.segments]
     cands = [0] * len(refs)
@@ -463,7 +463,9 @@ def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Opti
         return fix + f"; predicted: {as_is.describe()}"
     return (fix + f", and --max-refs {SUGGESTED_MAX_REFS} to cap the others at a seeded sample of "
             f"{SUGGESTED_MAX_REFS} references (KING then estimates; docs/queen-king.md). Predicted with --min-refs "
-            f"{need} alone: {as_is.describe()}; with --max-refs {SUGGESTED_MAX_REFS} too: {capped.describe()}")
+            f"{need} alone: {as_is.describe()}; with --max-refs {SUGGESTED_MAX_REFS} too: {capped.describe()}. "
+            f"Capping biases KING; an unbiased estimate with every reference and a sampling interval: "
+            f"--king-segments {SUGGESTED_KING_SEGMENTS} --king-sample {SUGGESTED_KING_SAMPLE} (docs/scale.md)")
 
 
 def search_options(func):

@@ -175,6 +175,7 @@ def test_too_few_references_advice_names_both_options_and_the_cost(data):
     assert "--min-refs 4" in res.output and "--max-refs 8" in res.output
     assert re.search(r"alone: [\d,]+ text pairs .* about [\d.]+ (min|h) on one core", res.output)
     assert re.search(r"--max-refs 8 too: [\d,]+ text pairs .* about \d+ s on one core", res.output)
+    assert "--king-segments 100 --king-sample 16" in res.output
     assert "Traceback" not in res.output
 
 

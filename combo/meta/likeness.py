@@ -406,6 +406,10 @@ def _cost(segments, i: int, held_out: Optional[int]) -> float:
 #: References per segment suggested to cap a test bed with hundreds (DSTC7): KING's 4 plus a margin, as
 #: docs/search.md runs it.
 SUGGESTED_MAX_REFS = 8
+#: The unbiased alternative the advice names: KING from a sample of segments and of held-out references
+#: (docs/scale.md, measured on DSTC7 with every reference)
+SUGGESTED_KING_SEGMENTS = 100
+SUGGESTED_KING_SAMPLE = 16
 #: Measured on the project machine, one core (docs/queen-king.md, "Cost"): KING's counting in the units of
 #: :func:`_cost`, and reference pairs scored per second and metric for the default lexical set of combo search
 #: (METEOR and GTM are the slowest; chrF and ROUGE alone run about twice as fast).
