@@ -258,6 +258,24 @@ def scale_options(func):
     return func
 
 
+def _score_cache_folder(ctx, param, value) -> Optional[str]:
+    """``--cache``: the folder given, else the default beside the analysis cache (None when caching is off)."""
+    if value is not None:
+        return value
+    from .scoring import default_score_cache
+
+    folder = default_score_cache()
+    return None if folder is None else str(folder)
+
+
+def score_cache_option(name: str = "cache"):
+    return click.option("--cache", name, type=click.Path(file_okay=False), default=None,
+                        callback=_score_cache_folder,
+                        help="Folder caching each metric's scores between runs, written as each metric finishes "
+                             "(default: scores/ in $COMBO_CACHE_DIR or ~/.cache/combo, beside the analysis cache; "
+                             "COMBO_SCORE_CACHE=off: none; see docs/trust.md).")
+
+
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
@@ -268,8 +286,7 @@ def scale_options(func):
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
               help="Worker processes: metrics, and chunks of rows of a large test bed, are scored in parallel.")
-@click.option("--cache", type=click.Path(file_okay=False), default=None,
-              help="Folder caching metric scores between runs (see docs/trust.md).")
+@score_cache_option()
 @click.option("--quiet", "-q", is_flag=True, help="No progress (a bar on a terminal, a line every 10 s in a log).")
 @scale_options
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
@@ -489,8 +506,7 @@ def search_options(func):
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True),
-        click.option("--cache", type=click.Path(file_okay=False), default=None,
-                     help="Folder caching metric scores between runs."),
+        score_cache_option(),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
         click.option("--quiet", "-q", is_flag=True,
@@ -700,17 +716,17 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
               help="Also run the MUTT unit tests of this corruptions folder and show their accuracy heatmap.")
 @click.option("--mutt-flickr8k", default=None, type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="Flickr8k folder: the FLICKR trials of --mutt get their image's captions as references.")
-@click.option("--bootstrap", "n_resamples", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
-@click.option("--worst", type=int, default=5, show_default=True, help="Worst-scored segments shown per metric.")
+@click.option("--worst", type=click.IntRange(min=0), default=5, show_default=True, help="Worst-scored segments shown per metric.")
 @click.option("--triples", type=click.Choice(TRIPLES), default="distinct",
               show_default=True, help="QUEEN's reference-triple convention.")
-@click.option("--min-refs", type=int, default=None, help="Skip (and count) segments with fewer references.")
-@click.option("--max-refs", type=int, default=None, help="Cap references per segment with a seeded sample.")
+@click.option("--min-refs", type=click.IntRange(min=1), default=None, help="Skip (and count) segments with fewer references.")
+@click.option("--max-refs", type=click.IntRange(min=1), default=None, help="Cap references per segment with a seeded sample.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one).")
-@click.option("--jobs", "-j", type=int, default=1, show_default=True)
-@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@score_cache_option()
 @click.option("--quiet", "-q", is_flag=True)
 def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, search_criterion, strategy, mutt,
            mutt_flickr8k,
@@ -836,11 +852,14 @@ def data_verify(name: str, home: Optional[str]) -> None:
 
 @main.group()
 def cache() -> None:
-    """Show or empty the score cache (a --cache folder) and the analysis cache ($COMBO_CACHE_DIR)."""
+    """Show or empty the caches: metric scores (scores/ in $COMBO_CACHE_DIR, or a --cache folder) and text
+    analyses ($COMBO_CACHE_DIR/analysis.sqlite)."""
 
 
 _CACHE_FOLDER = click.option("--cache", "folder", type=click.Path(file_okay=False), default=None,
-                             help="Score-cache folder (as given to score/search/evaluate/train --cache).")
+                             callback=_score_cache_folder,
+                             help="Score-cache folder, if another than the default (as given to "
+                                  "score/search/evaluate/train --cache).")
 
 
 @cache.command(name="info")
@@ -850,7 +869,9 @@ def cache_info_cmd(folder: Optional[str]) -> None:
     from .analysis.layers import analysis_cache_info
     from .scoring import cache_info
 
-    if folder is not None:
+    if folder is None:
+        click.echo("scores\t(off)")
+    else:
         s = cache_info(folder)
         click.echo(f"scores\t{s['folder']}\t{s['score_entries']} entries\t{s['score_bytes']} bytes")
     a = analysis_cache_info()
@@ -862,12 +883,11 @@ def cache_info_cmd(folder: Optional[str]) -> None:
 @cache.command(name="clear")
 @_CACHE_FOLDER
 def cache_clear_cmd(folder: Optional[str]) -> None:
-    """Empty both caches (the score cache only with --cache)."""
+    """Empty both caches."""
     from .analysis.layers import analysis_cache_clear, cache_dir
     from .scoring import cache_clear
 
-    if folder is not None:
-        click.echo(f"scores\t{folder}\t{cache_clear(folder)} entries removed")
+    click.echo(f"scores\t{folder}\t{cache_clear(folder)} entries removed" if folder is not None else "scores\t(off)")
     removed = analysis_cache_clear()
     click.echo(f"analyses\t{cache_dir() or '(off)'}\t{'removed' if removed else 'nothing to remove'}")
 
@@ -924,14 +944,14 @@ def _train_report(data, cv, options) -> dict:
 @click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
 @click.option("--normalise", type=click.Choice(NORMALISE), default="testbed", show_default=True,
               help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
-@click.option("--folds", type=int, default=10, show_default=True,
+@click.option("--folds", type=click.IntRange(min=0), default=10, show_default=True,
               help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
 @click.option("--cv", "cv_by", type=click.Choice(CV_BY), default="segment", show_default=True,
               help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
 @click.option("--inner-folds", type=int, default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
+@score_cache_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
 def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, name, judgments, min_diff, aspect,
@@ -1127,14 +1147,14 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "meteor", "cider", "ter"),
               show_default=True, help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated.")
 @click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
-@click.option("--references", type=int, default=None, help="At most this many references per trial (seeded sample).")
+@click.option("--references", type=click.IntRange(min=1), default=None, help="At most this many references per trial (seeded sample).")
 @click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
               help="flickr: the trials with references (others counted); all: every trial must have references.")
 @click.option("--fluency/--no-fluency", default=True, show_default=True,
               help="Add the SICK+ fluency corruptions generated from the trials' sentences (shallow parser).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--jobs", "-j", type=int, default=1, show_default=True)
-@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Folder caching metric scores.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@score_cache_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None)
 @click.option("--quiet", "-q", is_flag=True)

@@ -599,6 +599,24 @@ def write_npz_atomic(path: Path, arrays) -> None:
         raise
 
 
+#: ``COMBO_SCORE_CACHE=off`` (or 0, no, false): the command line keeps no score cache unless given ``--cache``.
+SCORE_CACHE_VARIABLE = "COMBO_SCORE_CACHE"
+
+
+def default_score_cache() -> Optional[Path]:
+    """The command line's score-cache folder when ``--cache`` is not given: ``scores/`` inside the analysis
+    cache's folder (``$COMBO_CACHE_DIR``, else ``~/.cache/combo``), so both caches live in one place that
+    ``combo cache info|clear`` shows and empties, and a killed run keeps every metric it finished. None when
+    the disk cache is off (``COMBO_CACHE_DIR=""``) or ``COMBO_SCORE_CACHE=off``. The Python API caches scores
+    only when asked (``cache_dir=``)."""
+    from .analysis.layers import cache_dir
+
+    if os.environ.get(SCORE_CACHE_VARIABLE, "").strip().lower() in ("off", "0", "no", "false"):
+        return None
+    folder = cache_dir()
+    return None if folder is None else folder / "scores"
+
+
 def cache_info(folder) -> Dict[str, Any]:
     """Entries and bytes of a score-cache folder (``*.npz``) and of the analysis cache in it."""
     folder = Path(folder)

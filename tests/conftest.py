@@ -19,6 +19,9 @@ DATA = data_dir()
 os.environ.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
 # Analysis layers cache on disk; tests use a fresh folder of their own, never ~/.cache.
 os.environ["COMBO_CACHE_DIR"] = tempfile.mkdtemp(prefix="combo-test-cache-")
+# Commands keep no score cache unless a test asks (--cache, or tests/test_trust.py's default-cache tests): a
+# command run twice must compute twice, or comparisons such as --jobs 1 against --jobs 2 would compare a cache.
+os.environ["COMBO_SCORE_CACHE"] = "off"
 
 
 @pytest.fixture(scope="session")

@@ -279,6 +279,40 @@ def test_score_command_has_a_cache(tmp_path):
     assert cleared.exit_code == 0 and not list((tmp_path / "c").glob("*.npz"))
 
 
+def test_commands_cache_scores_beside_the_analyses_by_default(tmp_path, monkeypatch):
+    # One place for both caches: scores/ in $COMBO_CACHE_DIR, shown and emptied by combo cache info|clear
+    monkeypatch.setenv("COMBO_CACHE_DIR", str(tmp_path / "home"))
+    monkeypatch.delenv("COMBO_SCORE_CACHE")
+    layers.clear_memory()
+    args = ["score", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-q"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    scores = tmp_path / "home" / "scores"
+    assert len(list(scores.glob("*.npz"))) == 2
+    assert CliRunner().invoke(main, args).stdout == first.stdout
+    info = CliRunner().invoke(main, ["cache", "info"])
+    assert f"scores\t{scores}\t2 entries" in info.stdout and str(tmp_path / "home" / "analysis.sqlite") in info.stdout
+    cleared = CliRunner().invoke(main, ["cache", "clear"])
+    assert cleared.exit_code == 0 and not list(scores.glob("*.npz"))
+    monkeypatch.setenv("COMBO_SCORE_CACHE", "off")
+    assert CliRunner().invoke(main, args).exit_code == 0 and not list(scores.glob("*.npz"))
+    assert CliRunner().invoke(main, ["cache", "info"]).stdout.startswith("scores\t(off)")
+
+
+def test_a_killed_run_keeps_the_metrics_it_finished(tmp_path, monkeypatch):
+    # the second metric fails (as a kill would stop it): the first one's scores are already on disk
+    from combo.metrics.lexical.chrf import ChrF
+
+    def killed(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ChrF, "analyse", killed)
+    args = ["score", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-q", "--cache", str(tmp_path / "c")]
+    CliRunner().invoke(main, args)
+    kept = [p.name.split("-")[0] for p in (tmp_path / "c").glob("*.npz")]
+    assert kept == ["bleu"]
+
+
 @pytest.fixture
 def analysis_cache(tmp_path):
     layers.clear_memory()
