@@ -178,6 +178,29 @@ def test_chunked_scoring_equals_one_call(wmt12_de_en):
     assert multiprocessing.active_children() == []
 
 
+def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monkeypatch, tmp_path):
+    import combo
+    import combo.scoring as scoring
+    from combo.analysis import layers
+
+    monkeypatch.setattr(scoring, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)  # the example's 100 texts: split too
+    calls = []
+    real = scoring._annotate_in_parallel
+    monkeypatch.setattr(scoring, "_annotate_in_parallel", lambda *a: calls.append(a[0]) or real(*a))
+    tb = combo.load_testbed("example")
+    metrics = ["sp-op", "cp-stm", "dp-hwcm", "bleu"]
+    layers.set_cache_dir(None)  # no disk cache: the parallel annotation goes to this run's memo alone
+    try:
+        one = score_testbed(tb, metrics)
+        assert calls == []
+        two = score_testbed(tb, metrics, jobs=2)
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert sorted(calls) == ["dependencies", "shallow"]  # each layer once, whatever reads it
+    assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
+    assert multiprocessing.active_children() == []
+
+
 def test_the_command_line_scores_chunks_in_spawned_workers_with_the_same_result(tmp_path, wmt12_de_en):
     import subprocess
     import sys

@@ -473,8 +473,14 @@ def _no_gc():
             gc.enable()
 
 
-def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None) -> list:
-    """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once."""
+def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None,
+             annotator: Optional[Callable[[str, List[str]], List[str]]] = None) -> list:
+    """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once.
+
+    ``annotator(layer_name, texts)`` gives the stored forms of the texts found in neither the memo nor
+    the disk cache, all at once (the scoring run's parallel annotation); by default the layer's annotator
+    in batches of :data:`BATCH`.
+    """
     layer = get_layer(layer_name)
     layer.check()
     version = layer.version()
@@ -487,6 +493,12 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
         keys = [_key(t) for t in todo]
         stored = disk.get(keys) if disk is not None else {}
         missing = [(k, t) for k, t in zip(keys, todo) if k not in stored]
+        if annotator is not None and missing:
+            new = list(zip((k for k, _ in missing), annotator(layer_name, [t for _, t in missing])))
+            stored.update(new)
+            if disk is not None:
+                disk.put(new)
+            missing = []
         for start in range(0, len(missing), BATCH):
             batch = missing[start:start + BATCH]
             values = layer.annotate_batch([t for _, t in batch])
@@ -508,6 +520,16 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
         with _lock:
             memo.update(decoded)
     return [memo[t] for t in texts]
+
+
+def annotate_texts(layer_name: str, texts: Sequence[str]) -> List[str]:
+    """The stored forms of ``texts`` by layer ``layer_name``'s annotator alone (no memo, no disk cache): one task
+    of a parallel annotation."""
+    layer = get_layer(layer_name)
+    out: List[str] = []
+    for start in range(0, len(texts), BATCH):
+        out.extend(layer.annotate_batch(list(texts[start:start + BATCH])))
+    return out
 
 
 def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[object], object]) -> list:
