@@ -4,6 +4,8 @@ Commands (real data from ``../shared/data``; WordNet from there too, so METEOR r
 
 * scoring: ``combo score`` of the ``@search`` set (17 lexical metrics) on WMT12 de-en (16 systems x 3,003
   segments);
+* parsers: ``combo score`` of ``@heterogeneous-no-sentence`` (36 metrics: lexical, Pattern's shallow parse,
+  spaCy's dependencies, tree kernels, GloVe) on WMT12 cs-en (6 systems x 3,003 segments);
 * KING: ``combo search --criterion king`` on the bundled DSTC7 sample (scoring its reference pairs, then the
   greedy search under KING);
 * search: ``combo search --criterion r_snt --scheme ulc`` on WMT12 de-en (scoring, then the greedy search).
@@ -32,6 +34,7 @@ DATA = ROOT.parent / "shared" / "data"
 
 COMMANDS = {
     "scoring": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search"],
+    "parsers": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "cs-en", "-m", "@heterogeneous-no-sentence"],
     "king": ["search", "--criterion", "king", "--testbed", "dstc7-sample", "--format", "json"],
     "search": ["search", "--criterion", "r_snt", "--scheme", "ulc", "--testbed", str(DATA / "wmt12"), "--lp",
                "de-en", "--format", "json"],
