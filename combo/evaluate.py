@@ -527,8 +527,20 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
         bar.update(1)
         return sign * q.value
 
+    def many(subsets):  # independent sets of one step, evaluated in forked workers sharing the evaluator
+        from .parallel import run_tasks
+
+        found = run_tasks(_subset_quality, [(evaluator, s, criterion, scheme) for s in subsets], evaluator.jobs)
+        for s, q in zip(subsets, found):
+            seen[tuple(sorted(s))] = q
+            bar.update(1)
+        return [sign * q.value for q in found]
+
+    from .parallel import workers_for
+
     try:
-        res: SearchResult = search(list(range(len(names))), quality, strategy, **options)
+        res: SearchResult = search(list(range(len(names))), quality, strategy,
+                                   many=many if workers_for(evaluator.jobs) > 1 else None, **options)
     finally:
         bar.close()
     trace = [{**step, "metric": names[step["metric"]] if "metric" in step else None,
@@ -547,6 +559,12 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
         out.details["king_strict"] = {"selected": chosen.value_strict, "best_single": single.value_strict}
         out.details["warnings"] = king_tie_warnings(chosen, single, evaluator.king_ties)
     return out
+
+
+def _subset_quality(evaluator: MetaEvaluator, subset, criterion: str, scheme: str) -> Quality:
+    """One metric set's quality, in a worker process (its own progress bars off: the search's bar counts sets)."""
+    evaluator.progress = False
+    return evaluator.quality(list(subset), criterion, scheme)
 
 
 def king_tie_warnings(chosen: Quality, best_single: Quality, ties: str = "count") -> List[str]:

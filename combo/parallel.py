@@ -83,6 +83,18 @@ _TASKS: Optional[Sequence[tuple]] = None
 _FUNC: Optional[Callable[..., Any]] = None
 
 
+#: True in a worker process of :func:`run_tasks`: a worker never starts a pool of its own (a search's metric
+#: sets evaluated in workers run their KING counts in that worker).
+_IN_WORKER = False
+
+
+def _init_worker() -> None:
+    """A pool worker: one BLAS thread, and no pools of its own."""
+    global _IN_WORKER
+    _IN_WORKER = True
+    _limit_threads()
+
+
 def _limit_threads() -> None:
     try:
         from threadpoolctl import threadpool_limits
@@ -97,7 +109,7 @@ def workers_for(jobs: int) -> int:
     cluster's); an impossible ``jobs`` is an OptionError."""
     if jobs is None or jobs == 0 or jobs < -1:
         raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
-    if _config.backend == "dask":
+    if _config.backend == "dask" or _IN_WORKER:
         return 1
     return (os.cpu_count() or 1) if jobs == -1 else jobs
 
@@ -179,7 +191,7 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
     all_sent = sent is not None and all(sent) and _spawn_is_safe()
     gc.freeze()  # forked workers' collections then never write to the parent's objects, which stay shared
     try:
-        with ProcessPoolExecutor(max_workers=workers, initializer=_limit_threads,
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                                  mp_context=multiprocessing.get_context("spawn" if all_sent else "fork")) as pool:
             futures = {(pool.submit(func, *tasks[i]) if sent is not None and sent[i]
                         else pool.submit(_run_forked, i)): i for i in order}

@@ -56,6 +56,35 @@ def test_exhaustive_refuses_more_than_twelve_and_unknown_strategy():
         search([0], lambda s: 0.0, "annealing")
 
 
+@pytest.mark.parametrize("strategy", ["greedy", "beam", "forward-backward", "exhaustive"])
+def test_sets_asked_for_together_give_the_same_search(strategy):
+    # many(subsets) is how a caller evaluates a step's independent sets in parallel: same result, same trace,
+    # and no set asked for twice
+    asked = []
+
+    def many(subsets):
+        asked.extend(subsets)
+        return [q(s) for s in subsets]
+
+    one, together = search(range(5), q, strategy), search(range(5), q, strategy, many=many)
+    assert (together.selected, together.quality, together.trace, together.evaluations) == \
+        (one.selected, one.quality, one.trace, one.evaluations)
+    assert len(asked) == len(set(asked)) and len(asked) >= 5
+
+
+def test_a_search_with_two_jobs_equals_one_job():
+    from combo.io import load_testbed
+
+    tb = load_testbed(example_path())
+    metrics = ["bleu", "chrf", "ter", "rouge-l"]
+    table, refs = score_testbed(tb, metrics), None
+    refs = reference_scores(tb, table, metrics)
+    for criterion in ("king", "wmt_kendall"):
+        a = search_metric_sets(MetaEvaluator(tb, table, refs), criterion).to_dict()
+        b = search_metric_sets(MetaEvaluator(tb, table, refs, jobs=2), criterion).to_dict()
+        assert a == b
+
+
 def test_nan_quality_ranks_last():
     res = greedy([0, 1], lambda s: float("nan") if s == (0,) else 0.1)
     assert res.selected == [1]

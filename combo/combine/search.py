@@ -1,7 +1,11 @@
 """Optimal metric-set search (Giménez & Màrquez 2008, §4): greedy, beam, forward-backward, exhaustive.
 
 Strategies are pure: they see metric indices and a ``quality(subset) -> float``
-function (higher is better) and never compute scores themselves. Each returns a
+function (higher is better) and never compute scores themselves. With
+``many(subsets) -> [float, ...]`` they ask for the subsets they would
+evaluate one after the other but independently (the single metrics, a beam
+round, every set of one size) at once, which the caller may evaluate in
+parallel; the result is the same as one at a time. Each returns a
 :class:`SearchResult` with the selected set in the order it was built, its
 quality, the best single metric and a trace of every step.
 """
@@ -17,6 +21,7 @@ import numpy as np
 from ..errors import OptionError
 
 Quality = Callable[[Tuple[int, ...]], float]
+Qualities = Callable[[List[Tuple[int, ...]]], List[float]]
 STRATEGIES = ("greedy", "beam", "forward-backward", "exhaustive")
 MAX_EXHAUSTIVE = 12
 
@@ -36,27 +41,42 @@ class SearchResult:
 class _Memo:
     """Evaluates each subset once (as a sorted tuple); NaN qualities rank below every number."""
 
-    def __init__(self, quality: Quality):
+    def __init__(self, quality: Quality, many: Optional[Qualities] = None):
         self.quality = quality
+        self.many = many
         self.cache: Dict[Tuple[int, ...], float] = {}
+
+    def _store(self, key: Tuple[int, ...], value: float) -> None:
+        value = float(value)
+        self.cache[key] = value if np.isfinite(value) else -np.inf
 
     def __call__(self, subset: Sequence[int]) -> float:
         key = tuple(sorted(subset))
         if key not in self.cache:
-            value = float(self.quality(key))
-            self.cache[key] = value if np.isfinite(value) else -np.inf
+            self._store(key, self.quality(key))
         return self.cache[key]
+
+    def prefetch(self, subsets) -> None:
+        """Evaluate the subsets not yet seen together through ``many`` (nothing without it)."""
+        if self.many is None:
+            return
+        keys = list(dict.fromkeys(tuple(sorted(s)) for s in subsets))
+        keys = [k for k in keys if k not in self.cache]
+        if len(keys) > 1:
+            for key, value in zip(keys, self.many(keys)):
+                self._store(key, value)
 
 
 def _singles(memo: _Memo, candidates: Sequence[int]) -> List[Tuple[int, float]]:
+    memo.prefetch([(m,) for m in candidates])
     ranked = [(m, memo((m,))) for m in candidates]
     ranked.sort(key=lambda mq: -mq[1])  # stable: ties keep the caller's order
     return ranked
 
 
-def greedy(candidates: Sequence[int], quality: Quality) -> SearchResult:
+def greedy(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None) -> SearchResult:
     """The paper's greedy search: rank single metrics, then add each in that order if the quality improves."""
-    memo = _Memo(quality)
+    memo = _Memo(quality, many)
     ranked = _singles(memo, candidates)
     selected = [ranked[0][0]]
     best = ranked[0][1]
@@ -71,12 +91,12 @@ def greedy(candidates: Sequence[int], quality: Quality) -> SearchResult:
     return SearchResult(selected, best, ranked[0], trace, "greedy", len(memo.cache))
 
 
-def beam(candidates: Sequence[int], quality: Quality, width: int = 5, max_size: Optional[int] = None
-         ) -> SearchResult:
+def beam(candidates: Sequence[int], quality: Quality, width: int = 5, max_size: Optional[int] = None,
+         many: Optional[Qualities] = None) -> SearchResult:
     """Beam search: extend each of the ``width`` best sets by one metric per round; keep the best set seen."""
     if width < 1:
         raise OptionError("beam width must be >= 1")
-    memo = _Memo(quality)
+    memo = _Memo(quality, many)
     ranked = _singles(memo, candidates)
     frontier = [(q, (m,)) for m, q in ranked[:width]]
     best_q, best_set = frontier[0]
@@ -85,6 +105,7 @@ def beam(candidates: Sequence[int], quality: Quality, width: int = 5, max_size: 
     size = 1
     while frontier and size < limit:
         size += 1
+        memo.prefetch([s + (m,) for _, s in frontier for m in candidates if m not in s])
         grown = {}
         for _, s in frontier:
             for m in candidates:
@@ -103,9 +124,9 @@ def beam(candidates: Sequence[int], quality: Quality, width: int = 5, max_size: 
     return SearchResult(list(best_set), best_q, ranked[0], trace, "beam", len(memo.cache))
 
 
-def forward_backward(candidates: Sequence[int], quality: Quality) -> SearchResult:
+def forward_backward(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None) -> SearchResult:
     """Stepwise selection: add the metric that improves most; then drop any metric whose removal improves."""
-    memo = _Memo(quality)
+    memo = _Memo(quality, many)
     ranked = _singles(memo, candidates)
     selected = [ranked[0][0]]
     best = ranked[0][1]
@@ -113,6 +134,7 @@ def forward_backward(candidates: Sequence[int], quality: Quality) -> SearchResul
     seen = {tuple(sorted(selected))}
     while True:
         changed = False
+        memo.prefetch([selected + [m] for m in candidates if m not in selected])
         options = [(memo(selected + [m]), m) for m in candidates if m not in selected]
         if options:
             q, m = max(options, key=lambda t: t[0])
@@ -122,6 +144,7 @@ def forward_backward(candidates: Sequence[int], quality: Quality) -> SearchResul
                 changed = True
                 trace.append({"step": "add", "metric": m, "set": list(selected), "quality": q, "kept": True})
         while len(selected) > 1:
+            memo.prefetch([[x for x in selected if x != m] for m in selected])
             drops = [(memo([x for x in selected if x != m]), m) for m in selected]
             q, m = max(drops, key=lambda t: t[0])
             key = tuple(sorted(x for x in selected if x != m))
@@ -139,16 +162,17 @@ def forward_backward(candidates: Sequence[int], quality: Quality) -> SearchResul
     return SearchResult(selected, best, ranked[0], trace, "forward-backward", len(memo.cache))
 
 
-def exhaustive(candidates: Sequence[int], quality: Quality) -> SearchResult:
+def exhaustive(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None) -> SearchResult:
     """Every non-empty subset (at most 12 candidate metrics: 4,095 subsets); ties go to the smaller set."""
     if len(candidates) > MAX_EXHAUSTIVE:
         raise OptionError(f"exhaustive search takes at most {MAX_EXHAUSTIVE} candidate metrics, "
                           f"got {len(candidates)}; use --strategy greedy or beam")
-    memo = _Memo(quality)
+    memo = _Memo(quality, many)
     ranked = _singles(memo, candidates)
     best_q, best_set = ranked[0][1], (ranked[0][0],)
     trace = []
     for size in range(2, len(candidates) + 1):
+        memo.prefetch(combinations(candidates, size))
         size_best = max(((memo(s), s) for s in combinations(candidates, size)), key=lambda t: t[0])
         trace.append({"step": "size", "size": size, "set": list(size_best[1]), "quality": size_best[0],
                       "kept": size_best[0] > best_q})
@@ -157,11 +181,12 @@ def exhaustive(candidates: Sequence[int], quality: Quality) -> SearchResult:
     return SearchResult(list(best_set), best_q, ranked[0], trace, "exhaustive", len(memo.cache))
 
 
-def search(candidates: Sequence[int], quality: Quality, strategy: str = "greedy", **options) -> SearchResult:
-    """Run the named strategy."""
+def search(candidates: Sequence[int], quality: Quality, strategy: str = "greedy",
+           many: Optional[Qualities] = None, **options) -> SearchResult:
+    """Run the named strategy (``many``: see the module's docstring)."""
     if not candidates:
         raise OptionError("no candidate metrics to search over")
     funcs = {"greedy": greedy, "beam": beam, "forward-backward": forward_backward, "exhaustive": exhaustive}
     if strategy not in funcs:
         raise OptionError(f"unknown strategy {strategy!r}; choose one of {list(STRATEGIES)}")
-    return funcs[strategy](list(candidates), quality, **options)
+    return funcs[strategy](list(candidates), quality, many=many, **options)
