@@ -266,6 +266,10 @@ class SentenceEmbeddingCosine(PairwiseMetric):
     options = {
         "model": Option(MINILM, "sentence encoder", choices=SENTENCE_ENCODERS),
     }
+    # Encoding every text, on the one thread a worker has: 7-14 minutes per WMT12 into-English pair against
+    # about 2.8 s for BLEU (benchmarks/bench_heterogeneous.py). Started first, it runs beside the other
+    # metrics; started among them, it ran alone for 7-14 minutes after they had finished.
+    relative_cost = 200.0
 
     def check_resources(self) -> None:
         check_sentence_encoder(self.params["model"])
