@@ -87,7 +87,8 @@ SUITE_OPTIONS = {
 #: Commands that take minutes here (or most of this file's minute), with the reason: run with ``pytest -m slow``.
 SLOW = {
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m @heterogeneous --cv testbed "
-    "--out wmt12-heterogeneous.json": "37 metrics (parsers, MiniLM) on four WMT12 pairs: about 45 CPU minutes",
+    "--out wmt12-heterogeneous.json":
+        "37 metrics (parsers, MiniLM) on four WMT12 pairs: 76 CPU minutes cold (benchmarks/bench_heterogeneous.py)",
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m @lexical --cv testbed "
     "--out wmt12-lexical.json": "23 metrics on four WMT12 pairs: about 3 CPU minutes (16 min wall when busy)",
     "combo search --criterion king --testbed example --report report.html":
