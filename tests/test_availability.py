@@ -55,7 +55,10 @@ def test_checking_availability_loads_no_parser_or_encoder():
     import subprocess
     import sys
 
-    code = ("import sys; from combo.catalogue import catalogue; rows = catalogue(); "
+    code = ("import sys; from combo.analysis.layers import get_layer; "
+            "from combo.analysis.embeddings import check_sentence_encoder; "
+            "[get_layer(name).check() for name in ('shallow', 'dependencies', 'sentence-embeddings')]; "
+            "check_sentence_encoder(); "
             "print(sorted(m for m in ('spacy', 'textblob', 'torch', 'sentence_transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
