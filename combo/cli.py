@@ -718,11 +718,14 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
               help="Flickr8k folder: the FLICKR trials of --mutt get their image's captions as references.")
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
-@click.option("--worst", type=click.IntRange(min=0), default=5, show_default=True, help="Worst-scored segments shown per metric.")
+@click.option("--worst", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Worst-scored segments shown per metric.")
 @click.option("--triples", type=click.Choice(TRIPLES), default="distinct",
               show_default=True, help="QUEEN's reference-triple convention.")
-@click.option("--min-refs", type=click.IntRange(min=1), default=None, help="Skip (and count) segments with fewer references.")
-@click.option("--max-refs", type=click.IntRange(min=1), default=None, help="Cap references per segment with a seeded sample.")
+@click.option("--min-refs", type=click.IntRange(min=1), default=None,
+              help="Skip (and count) segments with fewer references.")
+@click.option("--max-refs", type=click.IntRange(min=1), default=None,
+              help="Cap references per segment with a seeded sample.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
@@ -1147,7 +1150,8 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "meteor", "cider", "ter"),
               show_default=True, help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated.")
 @click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
-@click.option("--references", type=click.IntRange(min=1), default=None, help="At most this many references per trial (seeded sample).")
+@click.option("--references", type=click.IntRange(min=1), default=None,
+              help="At most this many references per trial (seeded sample).")
 @click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
               help="flickr: the trials with references (others counted); all: every trial must have references.")
 @click.option("--fluency/--no-fluency", default=True, show_default=True,

@@ -126,7 +126,7 @@ class KingResult(SkippedSegments):
     @property
     def segment_sample(self) -> bool:
         """The segments are a sample of a larger test bed's (``segment_population``)."""
-        return self.segment_population is not None and self.segment_population > self.n_used
+        return self.segment_population is not None and self.segment_population > len(self.per_segment)
 
     @property
     def exact(self) -> bool:
