@@ -19,37 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stream import tree_pss_mb  # noqa: E402
+from bench_stream import measure as run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 PAIRS = ("cs-en", "de-en", "es-en", "fr-en")
-
-
-def run(args, env):
-    """Wall seconds, CPU seconds of the command and its workers, peak tree PSS in MB, and standard output."""
-    before = os.times()
-    t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "combo.cli", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
-    peak = 0.0
-    while proc.poll() is None:
-        peak = max(peak, tree_pss_mb(proc.pid))
-        time.sleep(0.5)
-    wall = time.perf_counter() - t
-    out, err = proc.communicate()
-    after = os.times()
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(args)}: {err[-2000:]}")
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return wall, cpu, peak, out
 
 
 def main() -> None:

@@ -69,25 +69,33 @@ def tree_pss_mb(pid: int) -> float:
 
 
 def run(folder: Path, metrics: str, jobs: int, memory: str):
-    """Wall seconds, CPU seconds of the command and its workers, and peak memory: the largest sum of PSS over the
-    process tree, sampled every 0.5 s (workers included, shared pages counted once)."""
-    cmd = [sys.executable, "-m", "combo.cli", "score", "--testbed", str(folder),
-           "-m", metrics, "-q", "-j", str(jobs), "--memory", memory, "--out", str(folder / "scores.tsv")]
+    """Wall seconds, CPU seconds of the command and its workers, and peak memory of one ``combo score``."""
+    args = ["score", "--testbed", str(folder), "-m", metrics, "-q", "-j", str(jobs), "--memory", memory,
+            "--out", str(folder / "scores.tsv")]
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_CACHE_DIR=tempfile.mkdtemp(prefix="combo-bench-"))
+    wall, cpu, peak, _ = measure(args, env)
+    return wall, cpu, peak
+
+
+def measure(args, env):
+    """``python -m combo.cli ARGS`` in a fresh process: wall seconds, CPU seconds of the command and its workers,
+    peak memory (the largest sum of PSS over the process tree, sampled every 0.5 s: workers included, shared
+    pages counted once) in MB, and its standard output."""
     before = os.times()
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "combo.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
     while proc.poll() is None:
         peak = max(peak, tree_pss_mb(proc.pid))
         time.sleep(0.5)
     wall = time.perf_counter() - t
-    after = os.times()
     out, err = proc.communicate()
+    after = os.times()
     if proc.returncode != 0:
-        raise SystemExit(err[-2000:])
+        raise SystemExit(f"{' '.join(args)}: {err[-2000:]}")
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return wall, cpu, peak
+    return wall, cpu, peak, out
 
 
 def main() -> None:
