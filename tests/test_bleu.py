@@ -208,24 +208,33 @@ def test_delta_bleu_smoothing_is_in_weighted_units():
 def test_delta_bleu_stays_in_unit_interval_for_random_weights():
     # Property: for random texts, reference sets and weights in [-1, 1] (at least one positive
     # per segment), every segment and corpus score of every smoothing method lies in [0, 1].
+    # 200 random corpora of 1-3 segments, scored in one call per metric: the corpus score is the score of the
+    # summed segment statistics (Metric.corpus_score), and BLEU's rows are independent
     rng = np.random.default_rng(7)
     vocab = ["a", "b", "c", "d", "e"]
     metrics = [combo.get_metric("bleu", smooth=s, tokenize="none") for s in ("exp", "floor", "add-k", "none")]
-    for _ in range(200):
-        n_seg = int(rng.integers(1, 4))
-        hyps = [" ".join(rng.choice(vocab, int(rng.integers(1, 7)))) for _ in range(n_seg)]
-        refs, weights = [], []
-        for _ in range(n_seg):
+    hyps, refs, weights, corpus_of = [], [], [], []
+    for c in range(200):
+        for _ in range(int(rng.integers(1, 4))):
+            hyps.append(" ".join(rng.choice(vocab, int(rng.integers(1, 7)))))
             k = int(rng.integers(1, 4))
             refs.append([" ".join(rng.choice(vocab, int(rng.integers(1, 7)))) for _ in range(k)])
             w = rng.uniform(-1, 1, k)
             w[int(rng.integers(k))] = rng.uniform(1e-3, 1)
             weights.append(w.tolist())
-        for m in metrics:
-            seg = m.segment_scores(hyps, refs, weights)
-            corpus = m.corpus_score(hyps, refs, weights)
-            assert np.all((seg >= 0) & (seg <= 1 + 1e-12)), (hyps, refs, weights, m.signature)
-            assert 0 <= corpus <= 1 + 1e-12, (hyps, refs, weights, m.signature)
+            corpus_of.append(c)
+    corpus_of = np.asarray(corpus_of)
+    for m in metrics:
+        stats = m.segment_statistics(hyps, refs, weights)
+        seg = np.asarray(m.score(stats, segment_level=True))
+        sums = np.zeros((200, stats.shape[1]))
+        np.add.at(sums, corpus_of, stats)
+        corpus = np.asarray(m.score(sums, segment_level=False))
+        assert np.all((seg >= 0) & (seg <= 1 + 1e-12)), m.signature
+        assert np.all((corpus >= 0) & (corpus <= 1 + 1e-12)), m.signature
+        first = corpus_of == 0  # the batched statistics are those of a call on one corpus alone
+        assert corpus[0] == m.corpus_score([h for h, f in zip(hyps, first) if f], [r for r, f in zip(refs, first) if f],
+                                           [w for w, f in zip(weights, first) if f])
 
 
 @pytest.mark.parametrize("bad", [2.0, -1.5, float("nan")])
