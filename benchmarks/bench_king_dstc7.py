@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_heterogeneous import DATA, ROOT, run  # noqa: E402
+from bench_stream import DATA, cold_env, emit, save, timed  # noqa: E402
 
 
 def main() -> None:
@@ -34,24 +32,16 @@ def main() -> None:
     args = ap.parse_args()
     rows = []
     for n in args.segments:
-        cache = tempfile.mkdtemp(prefix="combo-king-dstc7-")
-        env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA), COMBO_CACHE_DIR=cache)
-        env.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
-        cmd = ["search", "--criterion", "king", "--testbed", str(DATA / "dstc7"), "--min-refs", "4",
-               "--king-segments", str(n), "--king-sample", str(args.king_sample), "--seed", str(args.seed),
-               "-j", str(args.jobs), "-q", "--format", "json"]
-        load = open("/proc/loadavg").read().split()[0]
-        wall, cpu, peak, out = run(cmd, env)
+        env, _ = cold_env("combo-king-dstc7-")
+        figures, out = timed(["search", "--criterion", "king", "--testbed", str(DATA / "dstc7"), "--min-refs", "4",
+                              "--king-segments", str(n), "--king-sample", str(args.king_sample), "--seed",
+                              str(args.seed), "-j", str(args.jobs), "-q", "--format", "json"], env)
         doc = json.loads(out)
-        row = {"segments": n, "king_sample": args.king_sample, "jobs": args.jobs, "seconds": round(wall, 1),
-               "cpu_seconds": round(cpu, 1), "peak_mb": round(peak), "load_before": load,
-               "selected": doc["selected"], "king": doc["quality"], "estimate": doc.get("estimate"),
-               "best_single": doc["best_single"], "tie_share": doc.get("tie_share"),
-               "evaluations": doc["evaluations"]}
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        emit(rows, {"segments": n, "king_sample": args.king_sample, "jobs": args.jobs, **figures,
+                    "selected": doc["selected"], "king": doc["quality"], "estimate": doc.get("estimate"),
+                    "best_single": doc["best_single"], "tie_share": doc.get("tie_share"),
+                    "evaluations": doc["evaluations"]})
+    save(rows, args.json)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import List, Optional, Tuple
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,6 +78,35 @@ def run(folder: Path, metrics: str, jobs: int, memory: str):
     return wall, cpu, peak
 
 
+def cold_env(prefix: str) -> Tuple[dict, Path]:
+    """The environment of a cold run and its own empty cache folder (analyses, and scores/ beside them): this
+    checkout's combo, the shared data and its WordNet."""
+    cache = Path(tempfile.mkdtemp(prefix=prefix))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA), COMBO_CACHE_DIR=str(cache))
+    env.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
+    return env, cache
+
+
+def timed(args, env) -> Tuple[dict, str]:
+    """:func:`measure` as a row's figures (seconds, CPU seconds, peak MB, the load average before), and the
+    command's standard output."""
+    load = open("/proc/loadavg").read().split()[0]
+    wall, cpu, peak, out = measure(args, env)
+    return {"seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "peak_mb": round(peak),
+            "load_before": load}, out
+
+
+def emit(rows: List[dict], row: dict) -> None:
+    """Keep a row and print it at once (a long benchmark shows each figure as it comes)."""
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def save(rows: List[dict], path: Optional[str]) -> None:
+    if path:
+        Path(path).write_text(json.dumps(rows, indent=1))
+
+
 def measure(args, env):
     """``python -m combo.cli ARGS`` in a fresh process: wall seconds, CPU seconds of the command and its workers,
     peak memory (the largest sum of PSS over the process tree, sampled every 0.5 s: workers included, shared
@@ -113,11 +143,9 @@ def main() -> None:
             build(folder, size)
             load = open("/proc/loadavg").read().split()[0]
             wall, cpu, peak = run(folder, args.metrics, args.jobs, args.memory)
-        rows.append({"segments": size, "jobs": args.jobs, "memory": args.memory, "seconds": round(wall, 2),
-                     "cpu_seconds": round(cpu, 2), "peak_mb": round(peak), "load_before": load})
-        print(json.dumps(rows[-1]), flush=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+        emit(rows, {"segments": size, "jobs": args.jobs, "memory": args.memory, "seconds": round(wall, 2),
+                    "cpu_seconds": round(cpu, 2), "peak_mb": round(peak), "load_before": load})
+    save(rows, args.json)
 
 
 if __name__ == "__main__":
