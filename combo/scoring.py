@@ -274,12 +274,14 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     """Run tasks ``(func, *args)`` (:func:`_score_metric`, :func:`_score_row_chunk`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
-    travel with each task: a worker process or a Dask worker sees this test bed's, nothing else."""
+    travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
+    workers, the costly layers the tasks' metrics share are annotated first (:func:`_annotate_shared_layers`)."""
     from .parallel import run_tasks
 
     chunks = [t[0] is _score_row_chunk for t in tasks]  # sent to the workers: they never touch the parent's texts
     calls = [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t) for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
+        _annotate_shared_layers([t for t, chunk in zip(tasks, chunks) if not chunk], jobs, progress)
         run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
                   weights=[_task_weight(t) for t in tasks], sent=chunks, keep=False)
 
@@ -437,10 +439,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         results[k] = r["rows"]
         cache.put(instances[k], r["rows"])
 
-    with analysis_memo():  # the parallel annotation's analyses, inherited by the metrics' worker processes
-        if tasks:
-            _annotate_shared_layers([instances[k] for k in todo], rows.texts, jobs, progress)
-        _run(testbed, tasks, jobs, progress, on_result=done)
+    _run(testbed, tasks, jobs, progress, on_result=done)
     return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
                               [results[k] for k in range(len(instances))], signatures), set_notes)
 
@@ -453,19 +452,24 @@ PARALLEL_LAYERS = ("shallow", "dependencies")
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _annotate_shared_layers(metrics: Sequence[Metric], texts: Sequence[str], jobs: int, progress: bool) -> None:
-    """Annotate the texts with the costly layers (:data:`PARALLEL_LAYERS`) the metrics read, split among the
-    worker processes, before the metrics' tasks start: they then find the analyses in this run's memo (forked
-    workers inherit it) and in the disk cache. Only with ``jobs > 1``; the analyses are the annotator's, so
-    the scores are the same."""
+def _annotate_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) -> None:
+    """Before whole-metric tasks ``(_score_metric, metric, texts, ...)`` start, annotate their texts with the
+    costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes: forked workers
+    then inherit the analyses from this run's memo (and the disk cache holds them). Only with ``jobs > 1``; the
+    analyses are the annotator's, so the scores are the same."""
     from .analysis.layers import annotate
     from .parallel import workers_for
 
     if workers_for(jobs) < 2:
         return
-    names = dict.fromkeys(name for m in metrics if _supplied_kind(m) is None
-                          for name in m.layers if name in PARALLEL_LAYERS)
-    for name in names:
+    texts_of: Dict[str, Sequence[str]] = {}
+    for task in tasks:
+        metric, texts = task[1], task[2]
+        if _supplied_kind(metric) is None:
+            for name in metric.layers:
+                if name in PARALLEL_LAYERS:
+                    texts_of.setdefault(name, texts)  # one run's tasks share their texts
+    for name, texts in texts_of.items():
         annotate(name, texts, annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
 
 
