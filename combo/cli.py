@@ -269,6 +269,7 @@ def _score_cache_folder(ctx, param, value) -> Optional[str]:
 
 
 def score_cache_option(name: str = "cache"):
+    """``--cache`` (the parameter ``name``) of every command that scores, and of ``combo cache info|clear``."""
     return click.option("--cache", name, type=click.Path(file_okay=False), default=None,
                         callback=_score_cache_folder,
                         help="Folder caching each metric's scores between runs, written as each metric finishes "
@@ -421,8 +422,6 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     if king_segments is not None:
-        from .evaluate import LIKENESS
-
         if criterion not in LIKENESS or not needs_refs:
             raise OptionError(f"--king-segments samples segments for KING and ORANGE, which this run does not "
                               f"compute ({criterion}): drop it, or ask for --criterion king")
@@ -859,10 +858,7 @@ def cache() -> None:
     analyses ($COMBO_CACHE_DIR/analysis.sqlite)."""
 
 
-_CACHE_FOLDER = click.option("--cache", "folder", type=click.Path(file_okay=False), default=None,
-                             callback=_score_cache_folder,
-                             help="Score-cache folder, if another than the default (as given to "
-                                  "score/search/evaluate/train --cache).")
+_CACHE_FOLDER = score_cache_option("folder")
 
 
 @cache.command(name="info")

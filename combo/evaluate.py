@@ -293,9 +293,12 @@ class MetaEvaluator:
             ties = f"{res.ties} references tied with the best candidate"
             if not res.exact:
                 low, high = res.interval()
-                parts = ([f"a sample of {res.n_used} of {res.segment_population} segments (seed {sample.get('seed')})"]
-                         if res.segment_sample else []) + \
-                    ([f"{res.held_out} held-out references in {len(res.estimated)} segments"] if res.estimated else [])
+                parts = []
+                if res.segment_sample:
+                    parts.append(f"a sample of {res.n_used} of {res.segment_population} segments "
+                                 f"(seed {sample.get('seed')})")
+                if res.estimated:
+                    parts.append(f"{res.held_out} held-out references in {len(res.estimated)} segments")
                 ties = (f"estimate from {' and '.join(parts)} (standard error {res.stderr:.4f}, 95% sampling "
                         f"interval [{low:.4f}, {high:.4f}]); " + ties)
             return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
@@ -562,9 +565,13 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
 
 
 def _subset_quality(evaluator: MetaEvaluator, subset, criterion: str, scheme: str) -> Quality:
-    """One metric set's quality, in a worker process (its own progress bars off: the search's bar counts sets)."""
-    evaluator.progress = False
-    return evaluator.quality(list(subset), criterion, scheme)
+    """One metric set's quality, as a worker's task (its own progress bars off: the search's bar counts sets;
+    restored, as the task may run in this process)."""
+    shown, evaluator.progress = evaluator.progress, False
+    try:
+        return evaluator.quality(list(subset), criterion, scheme)
+    finally:
+        evaluator.progress = shown
 
 
 def king_tie_warnings(chosen: Quality, best_single: Quality, ties: str = "count") -> List[str]:

@@ -366,8 +366,9 @@ class Testbed:
         """A test bed restricted to the given segment indices (renumbered in order)."""
         keep = sorted(set(segments))
         new_index = {old: new for new, old in enumerate(keep)}
-        tb = Testbed(name=name or self.name, segments=[self.segments[i] for i in keep],
-                     metadata=dict(self.metadata))
+        # a subset of a sample of segments is no simple random sample of the population that sample records
+        metadata = {k: v for k, v in self.metadata.items() if k != "segment_sample"}
+        tb = Testbed(name=name or self.name, segments=[self.segments[i] for i in keep], metadata=metadata)
         for sysname, outs in self.candidates.items():
             tb.candidates[sysname] = {new_index[i]: t for i, t in outs.items() if i in new_index}
         tb.scores = [Score(s.system, new_index[s.segment], s.value, s.rater, s.aspect)

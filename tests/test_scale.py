@@ -109,6 +109,7 @@ def test_sample_segments_is_seeded_and_recorded():
     a, b, c = tb.sample_segments(10, seed=1), tb.sample_segments(10, seed=1), tb.sample_segments(10, seed=2)
     assert [s.id for s in a.segments] == [s.id for s in b.segments] != [s.id for s in c.segments]
     assert a.metadata["segment_sample"]["population"] == 30 and len(a.segments) == 10
+    assert "segment_sample" not in a.subset([0, 1]).metadata  # a subset of a sample is no sample of the 30
     assert tb.sample_segments(30) is tb and "segment_sample" not in tb.metadata
     with pytest.raises(OptionError):
         tb.sample_segments(0)

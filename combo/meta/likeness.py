@@ -361,13 +361,13 @@ def _held_out_stderr(out: KingResult) -> float:
     sample variance of the held-out credits, the unbiased estimate of the
     finite-population variance; Cochran 1977, eq. 2.22); exact segments have 0.
     """
-    within = np.zeros(out.n_used)
-    used = [i for i in range(len(out.segments)) if out.segments[i] is not None]
+    used = [i for i, seg in enumerate(out.segments) if seg is not None]
+    within = np.zeros(len(used))
+    estimated = set(out.estimated)
     for k, i in enumerate(used):
-        seg = out.segments[i]
-        if i in out.estimated:
-            s, n = len(seg.credit), seg.population
-            within[k] = (1.0 - s / n) * float(np.var(seg.credit, ddof=1)) / s
+        if i in estimated:
+            credit, n = out.segments[i].credit, out.segments[i].population
+            within[k] = (1.0 - len(credit) / n) * float(np.var(credit, ddof=1)) / len(credit)
     population = out.segment_population if out.segment_sample else out.n_used
     return two_stage_stderr(out.per_segment[used], within, population)
 
@@ -377,8 +377,8 @@ def two_stage_stderr(values: np.ndarray, within: np.ndarray, population: int) ->
     ``population``, each value itself estimated with variance ``within[i]`` from a sample inside its segment.
 
     The unbiased variance estimator of two-stage sampling with units of equal
-    weight (Cochran 1977, Sampling Techniques, ch. 10, Theorem 10.2, with each
-    unit's own second-stage variance): ``(1 - f) s_b^2 / n + f sum(within) / n^2``
+    weight (Cochran 1977, Sampling Techniques, ch. 10, with each unit's own
+    second-stage sampling fraction and variance): ``(1 - f) s_b^2 / n + f sum(within) / n^2``
     with ``f = n / population`` and ``s_b^2`` the sample variance of ``values``.
     With every segment (``f = 1``) it is ``sqrt(sum(within)) / n``; with one
     segment of a larger population it is undefined (NaN).
