@@ -442,7 +442,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
 
 
 def _estimate_text(estimate) -> str:
-    """`` estimate, 95% sampling interval [a, b]`` beside a KING figure estimated from samples; else empty."""
+    """``, an estimate: 95% sampling interval [a, b]`` beside a KING figure estimated from samples; else empty."""
     if not estimate:
         return ""
     return f", an estimate: 95% sampling interval [{estimate['low']:.4f}, {estimate['high']:.4f}]"
