@@ -255,9 +255,11 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     held_rng = np.random.default_rng(_held_out_seed(seed))
     need = min_references(triples) + 1
     per_segment = np.full(len(segments), np.nan)
-    if segment_population is not None and segment_population < len(segments):
-        raise OptionError(f"segment_population={segment_population} is smaller than the {len(segments)} segments "
-                          "sampled from it")
+    if segment_population is not None and (isinstance(segment_population, bool)
+                                           or not isinstance(segment_population, (int, np.integer))
+                                           or segment_population < len(segments)):
+        raise OptionError(f"segment_population={segment_population!r} must be a whole number of segments, not "
+                          f"smaller than the {len(segments)} sampled from it")
     out = KingResult(value=float("nan"), per_segment=per_segment, segments=[None] * len(segments),
                      triples=triples, held_out=held_out, segment_population=segment_population)
     # every random draw first, in segment order, so any chunking or backend gives the same result
