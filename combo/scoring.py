@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .analysis.layers import analysis_memo
+from .analysis.layers import analysis_memo, cache_dir, task_memo
 from .analysis.supplied import using_trees
 from .analysis.trees import tree_ids
 from .errors import InputError, OptionError
@@ -196,8 +196,10 @@ def _score_row_chunk(metric: Metric, chunk: RowChunk) -> Tuple[np.ndarray, np.nd
     analysis of a text does not depend on the other texts analysed with it.
     """
     metric.check_resources()
-    analysis = metric.analyse(chunk.texts)
-    stats = metric.statistics(analysis, chunk.hyp_ids, chunk.ref_ptr, chunk.ref_ids, chunk.ref_weights)
+    with task_memo():  # the chunk's analyses are dropped with it: what a worker holds is bounded by one chunk
+        analysis = metric.analyse(chunk.texts)
+        stats = metric.statistics(analysis, chunk.hyp_ids, chunk.ref_ptr, chunk.ref_ids, chunk.ref_weights)
+        del analysis
     seg = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(chunk.stop - chunk.start)
     return seg, stats
 
@@ -275,15 +277,18 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
     travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
-    workers, the costly layers the tasks' metrics share are annotated first (:func:`_annotate_shared_layers`)."""
+    workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`)."""
     from .parallel import run_tasks
 
-    chunks = [t[0] is _score_row_chunk for t in tasks]  # sent to the workers: they never touch the parent's texts
+    chunks = [t[0] is _score_row_chunk for t in tasks]
+    # a chunk is sent to its worker (it never touches the parent's texts), unless it must read the stored parses
+    # this process keeps when there is no disk cache
+    sent = [chunk and (cache_dir() is not None or not _reads_costly_layer(t[1])) for t, chunk in zip(tasks, chunks)]
     calls = [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t) for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        _annotate_shared_layers([t for t, chunk in zip(tasks, chunks) if not chunk], jobs, progress)
+        _prepare_shared_layers(tasks, jobs, progress)
         run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
-                  weights=[_task_weight(t) for t in tasks], sent=chunks, keep=False)
+                  weights=[_task_weight(t) for t in tasks], sent=sent, keep=False)
 
 
 def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
@@ -452,25 +457,32 @@ PARALLEL_LAYERS = ("shallow", "dependencies")
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _annotate_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) -> None:
-    """Before whole-metric tasks ``(_score_metric, metric, texts, ...)`` start, annotate their texts with the
-    costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes: forked workers
-    then inherit the analyses from this run's memo (and the disk cache holds them). Only with ``jobs > 1``; the
-    analyses are the annotator's, so the scores are the same."""
-    from .analysis.layers import annotate
+def _reads_costly_layer(metric: Metric) -> bool:
+    """Whether ``metric`` reads one of :data:`PARALLEL_LAYERS` from the annotator (not from supplied trees)."""
+    return _supplied_kind(metric) is None and any(name in PARALLEL_LAYERS for name in metric.layers)
+
+
+def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) -> None:
+    """Before the tasks (:func:`_score_metric`, :func:`_score_row_chunk`) start, annotate their texts with the
+    costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes, and store the
+    results (the disk cache, or without one this run's memo, which forked workers inherit) without decoding
+    them here: each task decodes only its own texts. Only with ``jobs > 1``; the analyses are the annotator's,
+    so the scores are the same."""
+    from .analysis.layers import prepare
     from .parallel import workers_for
 
     if workers_for(jobs) < 2:
         return
-    texts_of: Dict[str, Sequence[str]] = {}
+    texts_of: Dict[str, Dict[str, None]] = {}
     for task in tasks:
-        metric, texts = task[1], task[2]
-        if _supplied_kind(metric) is None:
+        metric = task[1]
+        texts = task[2].texts if task[0] is _score_row_chunk else task[2]
+        if _reads_costly_layer(metric):
             for name in metric.layers:
                 if name in PARALLEL_LAYERS:
-                    texts_of.setdefault(name, texts)  # one run's tasks share their texts
+                    texts_of.setdefault(name, {}).update(dict.fromkeys(texts))
     for name, texts in texts_of.items():
-        annotate(name, texts, annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
+        prepare(name, list(texts), annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
 
 
 def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool) -> List[str]:

@@ -38,11 +38,12 @@ import os
 import sys
 import sqlite3
 import threading
+from collections import ChainMap
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, ContextManager, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, ContextManager, Dict, List, MutableMapping, NamedTuple, Optional, Sequence, Tuple
 
 from ..errors import OptionError, ResourceMissing
 from ..extras import install_hint, require_modules
@@ -50,7 +51,7 @@ from .scope import run_scope
 
 __all__ = [
     "ShallowParse", "DependencyParse", "Layer", "LAYERS", "annotate", "derive", "get_layer",
-    "set_cache_dir", "cache_dir", "clear_memory", "AnalysisMemo", "analysis_memo",
+    "set_cache_dir", "cache_dir", "clear_memory", "AnalysisMemo", "analysis_memo", "task_memo", "prepare",
 ]
 
 ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
@@ -304,16 +305,41 @@ _lock = threading.Lock()
 
 class AnalysisMemo:
     """The analyses (by layer version, then text) and derived objects (by layer version and derivation, then text)
-    of one run, held in memory so that every metric of the run reuses them."""
+    of one run, held in memory so that every metric of the run reuses them.
 
-    def __init__(self) -> None:
+    A memo opened inside another (``parent``, :func:`task_memo`) reads the parent's analyses and derived objects
+    but keeps what it adds to itself, dropped with it: a task over a chunk of rows leaves nothing behind. The
+    stored forms kept when there is no disk cache (``stored``) are always the outermost memo's, so a later task
+    decodes them instead of annotating the texts again.
+    """
+
+    def __init__(self, parent: Optional["AnalysisMemo"] = None) -> None:
+        self.parent = parent
         self.analyses: Dict[str, Dict[str, object]] = {}
         self.derived: Dict[Tuple[str, str], Dict[str, object]] = {}
+        self.stored: Dict[str, Dict[bytes, str]] = parent.stored if parent is not None else {}
+
+    def analyses_of(self, version: str) -> MutableMapping[str, object]:
+        """The analyses of one layer version: written here, read here and then in the parents."""
+        return self._chain(self.analyses, version, lambda memo: memo.analyses)
+
+    def derived_of(self, key: Tuple[str, str]) -> MutableMapping[str, object]:
+        return self._chain(self.derived, key, lambda memo: memo.derived)
+
+    def _chain(self, own: dict, key, table: Callable[["AnalysisMemo"], dict]) -> MutableMapping[str, object]:
+        with _lock:
+            maps = [own.setdefault(key, {})]
+            parent = self.parent
+            while parent is not None:
+                maps.append(table(parent).get(key, {}))
+                parent = parent.parent
+        return maps[0] if len(maps) == 1 else ChainMap(*maps)
 
     def clear(self) -> None:
         with _lock:
             self.analyses.clear()
             self.derived.clear()
+            self.stored.clear()
 
 
 #: The memo of the run in progress; set only inside :func:`analysis_memo`.
@@ -325,6 +351,12 @@ def analysis_memo() -> ContextManager[AnalysisMemo]:
     end. Outside any, each :func:`annotate` / :func:`derive` call has a memo of its own (the disk cache still
     serves every call)."""
     return run_scope(_MEMO, AnalysisMemo)
+
+
+def task_memo() -> ContextManager[AnalysisMemo]:
+    """A memo for one task of a run (a chunk of rows): it reads the run's memo and drops what it adds at the end
+    of the ``with`` body, so the task's memory is bounded by its own texts whatever ran before it."""
+    return run_scope(_MEMO, lambda: AnalysisMemo(parent=_MEMO.get()), fresh=True)
 
 
 def _memo() -> AnalysisMemo:
@@ -372,23 +404,27 @@ class _DiskCache:
         con.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (k BLOB PRIMARY KEY, v TEXT NOT NULL)")
         return con
 
-    def get(self, keys: List[bytes]) -> Dict[bytes, str]:
+    def get(self, keys: List[bytes], values: bool = True) -> Dict[bytes, str]:
+        """The stored forms of the ``keys`` found (``values=False``: which are found, each mapped to "")."""
         found: Dict[bytes, str] = {}
         try:
             con = self._connect()
         except (OSError, sqlite3.Error) as exc:
             _warn_once(self.path, f"analysis cache {self.path} is unusable ({exc}); analysing without it")
             return found  # an unusable cache folder only costs time
+        select = f"SELECT k, v FROM {self.table}" if values else \
+            f"SELECT k, '' FROM {self.table} WHERE typeof(v) = 'text'"  # noqa: S608
+        join = " AND " if not values else " WHERE "
         try:
             stored = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()[0]  # noqa: S608
             if len(keys) * 4 >= stored:  # most of the table is wanted: one scan beats many lookups
                 wanted = set(keys)
-                found.update(kv for kv in con.execute(f"SELECT k, v FROM {self.table}") if kv[0] in wanted)
+                found.update(kv for kv in con.execute(select) if kv[0] in wanted)
             else:
                 for start in range(0, len(keys), 900):
                     chunk = keys[start:start + 900]
                     marks = ",".join("?" * len(chunk))
-                    found.update(con.execute(f"SELECT k, v FROM {self.table} WHERE k IN ({marks})", chunk))
+                    found.update(con.execute(f"{select}{join}k IN ({marks})", chunk))
         except sqlite3.Error as exc:
             _warn_once(self.path, f"analysis cache {self.path} is unusable ({exc}); analysing without it")
             return {}
@@ -484,42 +520,82 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
     layer = get_layer(layer_name)
     layer.check()
     version = layer.version()
-    with _lock:
-        memo = _memo().analyses.setdefault(version, {})
+    run = _memo()
+    memo = run.analyses_of(version)
     todo = list(dict.fromkeys(t for t in texts if t not in memo))
     if todo:
-        folder = cache_dir()
-        disk = _DiskCache(folder, version) if folder is not None else None
+        store = _Store(layer, version, run)
         keys = [_key(t) for t in todo]
-        stored = disk.get(keys) if disk is not None else {}
-        missing = [(k, t) for k, t in zip(keys, todo) if k not in stored]
-        if annotator is not None and missing:
-            new = list(zip((k for k, _ in missing), annotator(layer_name, [t for _, t in missing])))
-            stored.update(new)
-            if disk is not None:
-                disk.put(new)
-            missing = []
-        for start in range(0, len(missing), BATCH):
-            batch = missing[start:start + BATCH]
-            values = layer.annotate_batch([t for _, t in batch])
-            new = [(k, v) for (k, _), v in zip(batch, values)]
-            stored.update(new)
-            if disk is not None:
-                disk.put(new)
-            if progress is not None:
-                progress(len(batch))
+        stored = store.fill(keys, todo, progress, annotator)
         with _no_gc():  # decoding allocates many small tuples: the cyclic GC only slows it down
             decoded, damaged = _decode_all(layer, stored, keys, todo)
         if damaged:  # a damaged or hand-edited cache row: analysed again, the row replaced
             sys.stderr.write(f"combo: warning: {len(damaged)} damaged {layer.name} rows in the analysis cache "
-                             f"{disk.path if disk is not None else ''}; analysing those texts again\n")
+                             f"{store.disk.path if store.disk is not None else ''}; analysing those texts again\n")
             values = layer.annotate_batch([t for _, t in damaged])
-            if disk is not None:
-                disk.put([(k, v) for (k, _), v in zip(damaged, values)])
+            store.put([(k, v) for (k, _), v in zip(damaged, values)])
             decoded.update((t, layer.decode(v)) for (_, t), v in zip(damaged, values))
         with _lock:
             memo.update(decoded)
     return [memo[t] for t in texts]
+
+
+def prepare(layer_name: str, texts: Sequence[str],
+            annotator: Optional[Callable[[str, List[str]], List[str]]] = None) -> None:
+    """Annotate the texts whose stored form is in neither the disk cache nor (without one) the run's memo, and
+    store them, without decoding anything: the tasks that read the layer then decode only their own texts."""
+    layer = get_layer(layer_name)
+    layer.check()
+    version = layer.version()
+    run = _memo()
+    decoded = run.analyses_of(version)
+    todo = list(dict.fromkeys(t for t in texts if t not in decoded))
+    if todo:
+        _Store(layer, version, run).fill([_key(t) for t in todo], todo, None, annotator, values=False)
+
+
+class _Store:
+    """Where one layer version's stored forms are kept: the disk cache, or without one the run's memo
+    (:attr:`AnalysisMemo.stored`)."""
+
+    def __init__(self, layer: Layer, version: str, run: AnalysisMemo):
+        folder = cache_dir()
+        self.layer, self.version, self.run = layer, version, run
+        self.disk = _DiskCache(folder, version) if folder is not None else None
+
+    def get(self, keys: List[bytes], values: bool = True) -> Dict[bytes, str]:
+        if self.disk is not None:
+            return self.disk.get(keys, values)
+        kept = self.run.stored.get(self.version, {})
+        return {k: kept[k] for k in keys if k in kept}
+
+    def put(self, items: List[Tuple[bytes, str]]) -> None:
+        if self.disk is not None:
+            self.disk.put(items)
+        else:
+            with _lock:
+                self.run.stored.setdefault(self.version, {}).update(items)
+
+    def fill(self, keys: List[bytes], texts: List[str], progress, annotator, values: bool = True) -> Dict[bytes, str]:
+        """The stored forms of ``texts`` (``keys``), annotating and storing the missing ones (with ``values=False``
+        only the new ones are returned)."""
+        stored = self.get(keys, values)
+        missing = [(k, t) for k, t in zip(keys, texts) if k not in stored]
+        if not values:
+            stored = {}
+        if annotator is not None and missing:
+            new = list(zip((k for k, _ in missing), annotator(self.layer.name, [t for _, t in missing])))
+            stored.update(new)
+            self.put(new)
+            missing = []
+        for start in range(0, len(missing), BATCH):
+            batch = missing[start:start + BATCH]
+            new = [(k, v) for (k, _), v in zip(batch, self.layer.annotate_batch([t for _, t in batch]))]
+            stored.update(new)
+            self.put(new)
+            if progress is not None:
+                progress(len(batch))
+        return stored
 
 
 def annotate_texts(layer_name: str, texts: Sequence[str]) -> List[str]:
@@ -541,8 +617,7 @@ def derive(layer_name: str, name: str, texts: Sequence[str], build: Callable[[ob
     is computed once too. ``name`` must identify ``build`` with its options.
     """
     layer = get_layer(layer_name)
-    with _lock:
-        memo = _memo().derived.setdefault((layer.version(), name), {})
+    memo = _memo().derived_of((layer.version(), name))
     todo = [t for t in dict.fromkeys(texts) if t not in memo]
     if todo:
         built = {t: build(a) for t, a in zip(todo, annotate(layer_name, todo))}
