@@ -179,6 +179,39 @@ def test_chunked_scoring_equals_one_call(wmt12_de_en):
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.parametrize("spec", ["sp-op", "sp-oc", "cp-stm", "cp-tk-sst", "cp-tk-st", "cp-tk-ptk", "dp-hwcm",
+                                  "dp-or", "dp-tk", "ted", "emb-avg", "emb-greedy", "emb-extrema"])
+def test_parser_and_embedding_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en):
+    """Each chunk analysed alone (its own texts, label and production ids, word types; its analyses dropped
+    with it) gives the statistics of one call to the last bit, in whatever order the chunks finish (real
+    WMT12 de-en rows)."""
+    from combo.analysis.layers import analysis_memo
+    from combo.metrics.base import Rows
+    from combo.scoring import RowChunk, _RowAssembly, _score_metric, _score_row_chunk, metrics_for
+
+    ref, systems = wmt12_de_en
+    n = 15 if spec == "ted" else 60  # four systems: 4n rows (the tree edit distance is the costly one)
+    tb = _testbed(ref, systems, n=n)
+    metric = metrics_for(tb, [spec])[0]
+    hyps, refs = [], []
+    for name in sorted(tb.candidates):
+        hyps += [tb.candidates[name][i] for i in range(n)]
+        refs += [tb.segments[i].references for i in range(n)]
+    rows = Rows.build(hyps, refs, None)
+    row_system = np.repeat(np.arange(4), n)
+    cuts = [0, n + n // 3, 3 * n, 4 * n]  # unequal chunks
+    with analysis_memo() as memo:
+        assembly = _RowAssembly(metric, row_system, 4)
+        for k in (2, 0, 1):  # finished out of order
+            chunk = RowChunk.cut(rows, cuts[k], cuts[k + 1])
+            assembly.add(chunk, *_score_row_chunk(metric, chunk))
+        assert not any(memo.analyses.values()) and not any(memo.derived.values())  # dropped with each chunk
+        whole = _score_metric(metric, rows.texts, rows, row_system, 4)["rows"]
+    seg, sysv = assembly.result()
+    assert metric.rows_independent
+    assert np.array_equal(seg, whole[0]) and np.array_equal(sysv, whole[1])
+
+
 def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monkeypatch, tmp_path):
     import combo
     import combo.scoring as scoring

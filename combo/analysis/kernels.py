@@ -100,6 +100,15 @@ def _subset_tree_pair(a: TreeIndex, b: TreeIndex, lam: float, sigma: float) -> f
             else:
                 value *= sigma + delta[ci, cj]
         delta[i, j] = value
+    return total + ordered_sum(delta.values())
+
+
+def ordered_sum(values) -> float:
+    """``values`` added one at a time in increasing order, from 0: a sum whose last bits do not depend on the
+    order the values were found in (the node pairs of a kernel come in an order set by label and production
+    ids, which depend on the other trees analysed with these two), as :func:`_subset_tree_batch` adds them."""
+    total = 0.0
+    for value in sorted(values):
         total += value
     return total
 
@@ -379,7 +388,8 @@ def _subset_tree_batch(f: _Forest, left: np.ndarray, right: np.ndarray,
             found = group_start[g] + child_rank[slot_u[inner]] * c_r[g] + child_rank[slot_v[inner]]
             factor[inner] = sigma + delta[found]
         delta[level] = lam * np.multiply.reduceat(factor, np.cumsum(arity) - arity)
-    out += np.bincount(pair_of, weights=delta, minlength=n_pairs)
+    order = np.lexsort((delta, pair_of))  # each pair's Deltas in increasing order, as ordered_sum adds them
+    out += np.bincount(pair_of[order], weights=delta[order], minlength=n_pairs)
     return out
 
 
@@ -462,10 +472,12 @@ class TreeKernel:
         """Normalised K(left[k], right[k]) for every k."""
         if len(left) != len(right):
             raise OptionError("left and right must hold the same number of trees")
-        ids: Dict[Tree, int] = {}
-        lid = np.array([ids.setdefault(t, len(ids)) for t in left], dtype=np.int64)
-        rid = np.array([ids.setdefault(t, len(ids)) for t in right], dtype=np.int64)
-        trees: List[Tree] = list(ids)  # distinct trees, in order of their ids
+        # distinct trees numbered in the order of their content, so which tree of a pair is the kernel's left
+        # one (pairs are computed once, as (lower id, higher id)) does not depend on the other trees given
+        trees: List[Tree] = sorted(set(left) | set(right), key=lambda t: (t.labels, t.arities))
+        ids = {t: k for k, t in enumerate(trees)}
+        lid = np.fromiter(map(ids.__getitem__, left), dtype=np.int64, count=len(left))
+        rid = np.fromiter(map(ids.__getitem__, right), dtype=np.int64, count=len(right))
         n = len(trees)
         lo, hi = np.minimum(lid, rid), np.maximum(lid, rid)  # kernels are symmetric
         distinct, back = np.unique(lo * n + hi, return_inverse=True)

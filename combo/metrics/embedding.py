@@ -168,6 +168,9 @@ def vector_extrema(analysis: WordVectorAnalysis, block: int = 1 << 18) -> np.nda
 class WordVectorMetric(PairwiseMetric):
     """Shared machinery of the word-vector metrics: tokenise, look up, compose, compare (best reference)."""
 
+    rows_independent = True  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
+    analysis_bytes_per_char = 70.0  # emb-extrema 69, emb-avg 19 (tracemalloc over 10,000 WMT12 de-en rows)
+
     family = "embedding"
     higher_is_better = True
     value_range = (-1.0, 1.0)

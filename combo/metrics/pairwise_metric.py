@@ -13,7 +13,7 @@ the mean of the segment scores, as in Asiya.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -46,3 +46,13 @@ class PairwiseMetric(Metric):
         out = np.zeros(count.shape)
         np.divide(stats[..., 0], count, out=out, where=count > 0)
         return out
+
+
+def named_column_sums(values: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Row sums of ``values`` (rows x columns named ``names``), adding the columns one at a time in the order of
+    their names. A type absent from a batch of texts has no column, or a column of zeros, which adds nothing:
+    the sums are the same to the last bit whatever other texts were analysed with a pair (chunked scoring)."""
+    out = np.zeros(values.shape[0])
+    for j in sorted(range(len(names)), key=names.__getitem__):
+        out += values[:, j]
+    return out
