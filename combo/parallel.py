@@ -88,6 +88,11 @@ _FUNC: Optional[Callable[..., Any]] = None
 _IN_WORKER = False
 
 
+def in_worker() -> bool:
+    """Whether this process is a worker of :func:`run_tasks`."""
+    return _IN_WORKER
+
+
 def _init_worker() -> None:
     """A pool worker: one BLAS thread, and no pools of its own."""
     global _IN_WORKER

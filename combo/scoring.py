@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -266,8 +267,12 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
 
 def _call_with_trees(trees: SuppliedTrees, func, *args):
     """``func(*args)`` with the test bed's supplied trees in use and a fresh tree numbering (in whatever process
-    runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``."""
-    with using_trees(trees), tree_ids(fresh=True):
+    runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``. In a
+    worker process the task's analyses are dropped when it ends (:func:`task_memo`): a worker runs whichever
+    tasks come to it, and keeping each one's decoded parses and trees made both workers hold nearly all of them."""
+    from .parallel import in_worker
+
+    with using_trees(trees), tree_ids(fresh=True), (task_memo() if in_worker() else nullcontext()):
         return func(*args)
 
 

@@ -172,7 +172,8 @@ def test_pairs_caches_self_kernels_and_handles_repeats():
     kernel = TreeKernel("sst", lam=1.0)
     values = kernel.pairs([A, B, A, A], [B, A, A, B])
     assert list(values) == pytest.approx([0.5, 0.5, 1.0, 0.5])
-    assert kernel._self == {A: 6.0, B: 6.0}
+    assert (A.index.cache[kernel.signature], B.index.cache[kernel.signature]) == (6.0, 6.0)  # kept with each tree
+    assert not hasattr(kernel, "_self")  # the kernel holds no tree: a chunk's trees go with the chunk
     assert kernel.pairs([], []).shape == (0,)
     with pytest.raises(OptionError):
         kernel.pairs([A], [])

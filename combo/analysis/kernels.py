@@ -408,7 +408,7 @@ def normalise(k_ab, k_aa, k_bb):
 
 
 class TreeKernel:
-    """A normalised tree kernel with fixed options, caching K(t, t) per distinct tree.
+    """A normalised tree kernel with fixed options; K(t, t) is kept with each tree.
 
     ``kind``: ``"sst"``, ``"st"`` or ``"ptk"``; ``lam``: decay lambda in (0, 1]
     (default 0.4, SVM-light-TK's); ``mu``: PTK's vertical decay in (0, 1].
@@ -427,7 +427,6 @@ class TreeKernel:
         if int(batch_size) < 1:
             raise OptionError(f"batch_size must be at least 1, got {batch_size}")
         self.batch_size = int(batch_size)
-        self._self: Dict[Tree, float] = {}
 
     @property
     def signature(self) -> str:
@@ -441,10 +440,12 @@ class TreeKernel:
         return _subset_tree_pair(a.index, b.index, self.lam, 1.0 if self.kind == "sst" else 0.0)
 
     def self_kernel(self, tree: Tree) -> float:
-        """K(t, t), cached per distinct tree."""
-        value = self._self.get(tree)
+        """K(t, t), kept with the tree (in its index's cache, so it lives as long as the tree and never keeps a
+        tree alive: a scoring run drops each chunk's trees with the chunk)."""
+        cache = tree.index.cache
+        value = cache.get(self.signature)
         if value is None:
-            value = self._self[tree] = self.raw(tree, tree)
+            value = cache[self.signature] = self.raw(tree, tree)
         return value
 
     def __call__(self, a: Tree, b: Tree) -> float:
@@ -484,14 +485,14 @@ class TreeKernel:
         a, b = distinct // n, distinct % n
         other = a != b
         # one batch: the missing self-kernels and the pairs of different trees
-        missing = np.fromiter((k for k, t in enumerate(trees) if t not in self._self),
-                              dtype=np.int64)
+        key = self.signature
+        missing = np.fromiter((k for k, t in enumerate(trees) if key not in t.index.cache), dtype=np.int64)
         todo_l = np.concatenate((missing, a[other]))
         todo_r = np.concatenate((missing, b[other]))
         raw_all = self._raw_many(trees, todo_l, todo_r)
         for k, value in zip(missing.tolist(), raw_all[:len(missing)].tolist()):
-            self._self[trees[k]] = value
-        self_k = np.fromiter((self._self[t] for t in trees), dtype=float, count=n)
+            trees[k].index.cache[key] = value
+        self_k = np.fromiter((t.index.cache[key] for t in trees), dtype=float, count=n)
         value = np.where(self_k[a] > 0, 1.0, 0.0)  # identical trees
         value[other] = normalise(raw_all[len(missing):], self_k[a[other]], self_k[b[other]])
         return value[back.reshape(-1)]
