@@ -233,6 +233,30 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
     assert sorted(calls) == ["dependencies", "shallow"]  # each layer once, whatever reads it
     assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
     assert multiprocessing.active_children() == []
+    # in chunks of 7 rows, still without a disk cache: the chunks are forked (not spawned) so they read the
+    # parses this process stored, and each layer is annotated once again (a new run), the scores unchanged
+    import combo.parallel as parallel
+
+    monkeypatch.setattr(scoring, "_row_step", lambda metric, *args: 7 if metric.rows_independent else None)
+    sent_by_metric = {}
+    real_run = parallel.run_tasks
+
+    def run_tasks(func, calls_, *args, sent=None, **kwargs):
+        for call, is_sent in zip(calls_, sent or ()):  # the metrics' tasks (not the parallel annotation's)
+            sent_by_metric.setdefault(call[2].name, set()).add(is_sent)
+        return real_run(func, calls_, *args, sent=sent, **kwargs)
+
+    monkeypatch.setattr(parallel, "run_tasks", run_tasks)
+    calls.clear()
+    layers.set_cache_dir(None)
+    try:
+        chunked = score_testbed(tb, metrics, jobs=2)
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert sent_by_metric == {"sp-op": {False}, "cp-stm": {False}, "dp-hwcm": {False}, "bleu": {True}}
+    assert sorted(calls) == ["dependencies", "shallow"]
+    assert np.array_equal(one.segment, chunked.segment) and np.array_equal(one.system, chunked.system)
+    assert multiprocessing.active_children() == []
 
 
 def test_the_command_line_scores_chunks_in_spawned_workers_with_the_same_result(tmp_path, wmt12_de_en):

@@ -8,7 +8,11 @@ opened by :func:`analysis_memo`: scoring opens one per call, a metric's public
 methods one per call when none is open, so nothing is held in memory from one
 test bed to the next), then an on-disk cache (one SQLite file per cache
 folder, one table per layer and version, keyed by a 128-bit BLAKE2b hash of
-the text), then the annotator itself, in batches.
+the text; without one, the stored forms are kept in the run's memo), then
+the annotator itself, in batches. A task over a chunk of rows opens a memo
+of its own inside the run's (:func:`task_memo`), dropped with the chunk;
+:func:`prepare` annotates and stores texts without decoding them, so that
+each task decodes only its own.
 
 Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 
