@@ -64,6 +64,20 @@ def test_checking_availability_loads_no_parser_or_encoder():
     assert out.strip() == "[]"
 
 
+def test_checking_wordnet_finds_it_without_loading_it(data, monkeypatch):
+    # loading takes seconds; a check in the main process made every scoring run wait for it
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("NLTK_DATA", str(data / "nltk_data"))
+    code = ("from combo.metrics.registry import get_metric; from combo.analysis import wordnet; "
+            "get_metric('meteor').check_resources(); import nltk.corpus; "
+            "print(wordnet.wordnet_available(), wordnet._reader is None, "
+            "type(nltk.corpus.wordnet).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "True", "LazyCorpusLoader"]  # found, never loaded
+
+
 def test_a_missing_spacy_model_is_named_without_loading_spacy(monkeypatch):
     layer = layers.get_layer("dependencies")
     monkeypatch.setattr(layer, "model", "no_such_spacy_model_xyz")

@@ -29,7 +29,7 @@ def test_metric_left_out_for_a_missing_resource_names_the_fix(monkeypatch, tmp_p
     def absent():  # WordNet as a machine without it sees it (the real reader may be loaded in this process)
         raise ResourceMissing(wordnet.RESOURCE, wordnet.INSTALL)
 
-    monkeypatch.setattr(meteor, "load_wordnet", absent)
+    monkeypatch.setattr(meteor, "find_wordnet", absent)
     res = CliRunner().invoke(main, ["search", "--testbed", "example", "--criterion", "r_snt", "-q",
                                     "-m", "bleu", "-m", "chrf"])
     assert res.exit_code == 0, res.output  # explicit metrics: nothing left out

@@ -1,6 +1,7 @@
 """WordNet (Miller 1995) through NLTK, loaded once per process.
 
-WordNet is an optional resource: :func:`load_wordnet` raises
+WordNet is an optional resource: :func:`find_wordnet` (availability checks,
+nothing loaded) and :func:`load_wordnet` raise
 :class:`combo.errors.ResourceMissing` naming the fix when NLTK cannot find it.
 Folders listed in ``NLTK_DATA`` are honoured even when the variable was set
 after NLTK was imported, and so is the ``nltk_data`` folder of the data home,
@@ -52,10 +53,31 @@ def load_wordnet() -> Any:
     return _reader
 
 
-def wordnet_available() -> bool:
-    """Whether :func:`load_wordnet` would succeed here."""
+def find_wordnet() -> None:
+    """ResourceMissing unless NLTK finds the WordNet corpus, where its reader looks for it (a folder, or
+    ``wordnet.zip``). Nothing is loaded: loading takes 11 s here, and an availability check (a metric set's
+    members, ``combo metrics``) in the main process made every scoring run wait for it before its workers
+    started; the reader loads where METEOR first matches synonyms."""
+    if _reader is not None:
+        return
     try:
-        load_wordnet()
+        import nltk
+    except ImportError:  # nltk is a dependency, but be explicit if it was removed
+        raise ResourceMissing("NLTK (needed for WordNet)", "pip install nltk") from None
+    _add_nltk_data_env(nltk)
+    for name in ("corpora/wordnet", "corpora/wordnet.zip/wordnet/"):
+        try:
+            nltk.data.find(name)
+            return
+        except LookupError:
+            continue
+    raise ResourceMissing(RESOURCE, INSTALL)
+
+
+def wordnet_available() -> bool:
+    """Whether NLTK finds WordNet here (:func:`find_wordnet`)."""
+    try:
+        find_wordnet()
     except ResourceMissing:
         return False
     return True

@@ -32,7 +32,7 @@ import numpy as np
 from ...errors import OptionError
 from ...analysis.ngrams import Vocabulary
 from ...analysis.tokenize import TOKENIZERS, get_tokenizer
-from ...analysis.wordnet import load_wordnet, synonym_lemmas
+from ...analysis.wordnet import find_wordnet, synonym_lemmas
 from ..base import Metric, Option
 from ..registry import register
 
@@ -274,7 +274,7 @@ class METEOR(Metric):
 
     def check_resources(self) -> None:
         if "synonym" in self._modules:
-            load_wordnet()
+            find_wordnet()
 
     # -- analysis ---------------------------------------------------------------
     def analyse(self, texts: Sequence[str]) -> MeteorAnalysis:
