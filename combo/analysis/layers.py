@@ -513,6 +513,17 @@ def _no_gc():
             gc.enable()
 
 
+def _not_decoded(layer_name: str, texts: Sequence[str]):
+    """The layer (checked), its version, the memo in use, the memo's analyses of that version, and the distinct
+    texts not among them, in order."""
+    layer = get_layer(layer_name)
+    layer.check()
+    version = layer.version()
+    run = _memo()
+    memo = run.analyses_of(version)
+    return layer, version, run, memo, list(dict.fromkeys(t for t in texts if t not in memo))
+
+
 def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None,
              annotator: Optional[Callable[[str, List[str]], List[str]]] = None) -> list:
     """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once.
@@ -521,12 +532,7 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
     the disk cache, all at once (the scoring run's parallel annotation); by default the layer's annotator
     in batches of :data:`BATCH`.
     """
-    layer = get_layer(layer_name)
-    layer.check()
-    version = layer.version()
-    run = _memo()
-    memo = run.analyses_of(version)
-    todo = list(dict.fromkeys(t for t in texts if t not in memo))
+    layer, version, run, memo, todo = _not_decoded(layer_name, texts)
     if todo:
         store = _Store(layer, version, run)
         keys = [_key(t) for t in todo]
@@ -548,12 +554,7 @@ def prepare(layer_name: str, texts: Sequence[str],
             annotator: Optional[Callable[[str, List[str]], List[str]]] = None) -> None:
     """Annotate the texts whose stored form is in neither the disk cache nor (without one) the run's memo, and
     store them, without decoding anything: the tasks that read the layer then decode only their own texts."""
-    layer = get_layer(layer_name)
-    layer.check()
-    version = layer.version()
-    run = _memo()
-    decoded = run.analyses_of(version)
-    todo = list(dict.fromkeys(t for t in texts if t not in decoded))
+    layer, version, run, _, todo = _not_decoded(layer_name, texts)
     if todo:
         _Store(layer, version, run).fill([_key(t) for t in todo], todo, None, annotator, values=False)
 
