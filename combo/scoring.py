@@ -288,7 +288,7 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     chunks = [t[0] is _score_row_chunk for t in tasks]
     # a chunk is sent to its worker (it never touches the parent's texts), unless it must read the stored parses
     # this process keeps when there is no disk cache
-    sent = [chunk and (cache_dir() is not None or not _reads_costly_layer(t[1])) for t, chunk in zip(tasks, chunks)]
+    sent = [chunk and (cache_dir() is not None or not _costly_layers(t[1])) for t, chunk in zip(tasks, chunks)]
     calls = [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t) for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
@@ -462,9 +462,9 @@ PARALLEL_LAYERS = ("shallow", "dependencies")
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _reads_costly_layer(metric: Metric) -> bool:
-    """Whether ``metric`` reads one of :data:`PARALLEL_LAYERS` from the annotator (not from supplied trees)."""
-    return _supplied_kind(metric) is None and any(name in PARALLEL_LAYERS for name in metric.layers)
+def _costly_layers(metric: Metric) -> List[str]:
+    """The :data:`PARALLEL_LAYERS` ``metric`` reads from the annotator (none when it reads supplied trees)."""
+    return [] if _supplied_kind(metric) is not None else [name for name in metric.layers if name in PARALLEL_LAYERS]
 
 
 def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) -> None:
@@ -480,12 +480,9 @@ def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) ->
         return
     texts_of: Dict[str, Dict[str, None]] = {}
     for task in tasks:
-        metric = task[1]
         texts = task[2].texts if task[0] is _score_row_chunk else task[2]
-        if _reads_costly_layer(metric):
-            for name in metric.layers:
-                if name in PARALLEL_LAYERS:
-                    texts_of.setdefault(name, {}).update(dict.fromkeys(texts))
+        for name in _costly_layers(task[1]):
+            texts_of.setdefault(name, {}).update(dict.fromkeys(texts))
     for name, texts in texts_of.items():
         prepare(name, list(texts), annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
 
@@ -674,8 +671,6 @@ def default_score_cache() -> Optional[Path]:
     ``combo cache info|clear`` shows and empties, and a killed run keeps every metric it finished. None when
     the disk cache is off (``COMBO_CACHE_DIR=""``) or ``COMBO_SCORE_CACHE=off``. The Python API caches scores
     only when asked (``cache_dir=``)."""
-    from .analysis.layers import cache_dir
-
     if os.environ.get(SCORE_CACHE_VARIABLE, "").strip().lower() in ("off", "0", "no", "false"):
         return None
     folder = cache_dir()

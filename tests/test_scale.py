@@ -187,18 +187,14 @@ def test_parser_and_embedding_metrics_score_chunks_of_rows_as_one_call(spec, wmt
     WMT12 de-en rows)."""
     from combo.analysis.layers import analysis_memo
     from combo.metrics.base import Rows
-    from combo.scoring import RowChunk, _RowAssembly, _score_metric, _score_row_chunk, metrics_for
+    from combo.scoring import RowChunk, _RowAssembly, _rows_of, _score_metric, _score_row_chunk, metrics_for
 
     ref, systems = wmt12_de_en
     n = 15 if spec == "ted" else 60  # four systems: 4n rows (the tree edit distance is the costly one)
     tb = _testbed(ref, systems, n=n)
     metric = metrics_for(tb, [spec])[0]
-    hyps, refs = [], []
-    for name in sorted(tb.candidates):
-        hyps += [tb.candidates[name][i] for i in range(n)]
-        refs += [tb.segments[i].references for i in range(n)]
+    hyps, refs, _, row_system, _ = _rows_of(tb, sorted(tb.candidates))
     rows = Rows.build(hyps, refs, None)
-    row_system = np.repeat(np.arange(4), n)
     cuts = [0, n + n // 3, 3 * n, 4 * n]  # unequal chunks
     with analysis_memo() as memo:
         assembly = _RowAssembly(metric, row_system, 4)

@@ -34,17 +34,24 @@ def _add_nltk_data_env(nltk_module: Any) -> None:
             nltk_module.data.path.append(folder)
 
 
+def _nltk() -> Any:
+    """NLTK, with :func:`_add_nltk_data_env`'s folders on its data path."""
+    try:
+        import nltk
+    except ImportError:  # nltk is a dependency, but be explicit if it was removed
+        raise ResourceMissing("NLTK (needed for WordNet)", "pip install nltk") from None
+    _add_nltk_data_env(nltk)
+    return nltk
+
+
 def load_wordnet() -> Any:
     """NLTK's WordNet reader (``nltk.corpus.wordnet``), loaded; ResourceMissing when absent."""
     global _reader
     if _reader is not None:
         return _reader
-    try:
-        import nltk
-        from nltk.corpus import wordnet
-    except ImportError:  # nltk is a dependency, but be explicit if it was removed
-        raise ResourceMissing("NLTK (needed for WordNet)", "pip install nltk") from None
-    _add_nltk_data_env(nltk)
+    _nltk()
+    from nltk.corpus import wordnet
+
     try:
         wordnet.ensure_loaded()
     except LookupError:
@@ -60,11 +67,7 @@ def find_wordnet() -> None:
     started; the reader loads where METEOR first matches synonyms."""
     if _reader is not None:
         return
-    try:
-        import nltk
-    except ImportError:  # nltk is a dependency, but be explicit if it was removed
-        raise ResourceMissing("NLTK (needed for WordNet)", "pip install nltk") from None
-    _add_nltk_data_env(nltk)
+    nltk = _nltk()
     for name in ("corpora/wordnet", "corpora/wordnet.zip/wordnet/"):
         try:
             nltk.data.find(name)
