@@ -1,5 +1,7 @@
 """A missing optional resource makes only its metrics unavailable: listed as such, one clear error when asked for."""
 
+import os
+
 import pytest
 from click.testing import CliRunner
 
@@ -83,3 +85,23 @@ def test_a_missing_spacy_model_is_named_without_loading_spacy(monkeypatch):
     monkeypatch.setattr(layer, "model", "no_such_spacy_model_xyz")
     with pytest.raises(ResourceMissing, match="spaCy model no_such_spacy_model_xyz.*combo-eval\\[spacy\\]"):
         layer.check()
+
+
+def test_a_damaged_wordnet_is_one_error_naming_its_file(tmp_path):
+    # a truncated download: found by NLTK, unreadable; one ResourceMissing naming the file, never BadZipFile
+    import subprocess
+    import sys
+
+    (tmp_path / "nltk" / "corpora").mkdir(parents=True)
+    (tmp_path / "nltk" / "corpora" / "wordnet.zip").write_bytes(b"")
+    code = ("import nltk, sys; nltk.data.path[:] = [sys.argv[1]]; from combo.analysis import wordnet; "
+            "from combo.errors import ResourceMissing\n"
+            "for check in (wordnet.find_wordnet, wordnet.load_wordnet):\n"
+            "    try:\n        check()\n    except ResourceMissing as e:\n        print(e)\n")
+    env = dict(os.environ, COMBO_DATA_HOME=str(tmp_path / "home"), NLTK_DATA="")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "nltk")], capture_output=True, text=True,
+                         env=env, check=True).stdout.splitlines()
+    assert len(out) == 2
+    for line in out:
+        assert f"found at {tmp_path / 'nltk' / 'corpora' / 'wordnet.zip'} but unreadable (BadZipFile" in line
+        assert "fetch it again: combo data fetch wordnet" in line

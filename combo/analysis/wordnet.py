@@ -11,6 +11,7 @@ where ``combo data fetch wordnet`` puts it. Lookups are memoised per distinct wo
 from __future__ import annotations
 
 import os
+import zipfile
 from functools import lru_cache
 from typing import Any, FrozenSet
 
@@ -56,6 +57,8 @@ def load_wordnet() -> Any:
         wordnet.ensure_loaded()
     except LookupError:
         raise ResourceMissing(RESOURCE, INSTALL) from None
+    except (zipfile.BadZipFile, OSError) as exc:  # found but unreadable: a damaged or truncated download
+        raise _damaged(exc) from None
     _reader = wordnet
     return _reader
 
@@ -74,7 +77,20 @@ def find_wordnet() -> None:
             return
         except LookupError:
             continue
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise _damaged(exc) from None
     raise ResourceMissing(RESOURCE, INSTALL)
+
+
+def _damaged(exc: Exception) -> ResourceMissing:
+    """The error for a WordNet NLTK finds but cannot read, naming the first ``corpora/wordnet.zip`` on its path."""
+    import nltk
+
+    found = [os.path.join(d, "corpora", "wordnet.zip") for d in nltk.data.path
+             if isinstance(d, str) and os.path.isfile(os.path.join(d, "corpora", "wordnet.zip"))]
+    where = f" at {found[0]}" if found else ""
+    return ResourceMissing(f"{RESOURCE}, found{where} but unreadable ({type(exc).__name__}: {exc}),",
+                           f"delete it and fetch it again: {INSTALL}")
 
 
 def wordnet_available() -> bool:
