@@ -947,8 +947,9 @@ def _train_report(data, cv, options) -> dict:
               help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
 @click.option("--cv", "cv_by", type=click.Choice(CV_BY), default="segment", show_default=True,
               help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
-@click.option("--inner-folds", type=int, default=5, show_default=True,
-              help="Folds (grouped by segment) choosing C or alpha inside each training set.")
+@click.option("--inner-folds", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Folds (grouped by segment) choosing C or alpha inside each training set (0: none, the "
+                   "middle of the grid).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
 @score_cache_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
@@ -962,8 +963,11 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     from .combine.learn import TrainOptions, cross_validate, fit_model, training_data
     from .scoring import score_testbed
 
-    if folds < 0 or folds == 1:
-        raise OptionError(f"--folds {folds}: give 0 (no cross-validation) or at least 2")
+    if folds == 1:
+        raise OptionError("--folds 1: give 0 (no cross-validation) or at least 2")
+    if inner_folds == 1:
+        raise OptionError("--inner-folds 1: give 0 (no inner cross-validation: the middle C or alpha of the grid) "
+                          "or at least 2")
     lps = [x.strip() for x in lp.split(",")] if lp else [None]
     if len(set(lps)) != len(lps) or "" in lps:
         raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. cs-en,de-en)")

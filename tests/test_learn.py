@@ -386,6 +386,9 @@ def test_cli_train_bad_input_exits_2_without_output(tmp_path):
     assert res.exit_code == 2 and "unknown metric" in res.output and not out.exists()
     res = _run("train", "--testbed", "example", "-m", "chrf", "--out", str(out), "--folds", "1")
     assert res.exit_code == 2 and not out.exists()
+    for inner in ("1", "-3"):  # 1 fold cannot choose C; it silently meant no inner cross-validation
+        res = _run("train", "--testbed", "example", "-m", "chrf", "--out", str(out), "--inner-folds", inner)
+        assert res.exit_code == 2 and "--inner-folds" in res.output and not out.exists()
     res = _run("train", "--testbed", "example", "-m", "chrf", "--out", str(tmp_path / "no" / "m.json"), "-q")
     assert res.exit_code == 2 and "output folder does not exist" in res.output
     res = _run("train", "--testbed", "example", "-m", "chrf", "--out", str(out), "--cv", "testbed", "-q")
