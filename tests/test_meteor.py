@@ -95,6 +95,24 @@ def test_matches_nltk_on_wmt12(wordnet, wmt12_de_en):
     assert checked == 2 * n
 
 
+def test_the_reader_gives_nltks_synonyms(wordnet):
+    # combo's reader skips NLTK 3.9+'s map of WordNet onto itself (read for multilingual lookups only): the
+    # synonym sets METEOR reads must equal those of nltk.corpus.wordnet, over a seeded sample of lemma names
+    # and inflected forms that morphy lemmatises
+    import random
+
+    from nltk.corpus import wordnet as nltk_wordnet
+
+    from combo.analysis.wordnet import synonym_lemmas
+
+    assert getattr(wordnet, "map30", None) is None
+    names = sorted(nltk_wordnet.all_lemma_names())
+    words = random.Random(7).sample(names, 1500) + ["dogs", "running", "went", "geese", "better", "is", "axes"]
+    for word in words:
+        expected = {lemma.name() for s in nltk_wordnet.synsets(word) for lemma in s.lemmas()}
+        assert synonym_lemmas(word) == frozenset({n for n in expected if "_" not in n} | {word}), word
+
+
 def test_two_references_take_the_best(wordnet, wmt12_de_en):
     # Second reference: another system's output (WMT12 has one human reference).
     ref, systems = wmt12_de_en

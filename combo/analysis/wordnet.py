@@ -46,35 +46,49 @@ def _nltk() -> Any:
 
 
 def load_wordnet() -> Any:
-    """NLTK's WordNet reader (``nltk.corpus.wordnet``), loaded; ResourceMissing when absent."""
+    """NLTK's WordNet reader, loaded once per process; ResourceMissing when absent.
+
+    The reader is NLTK's ``WordNetCorpusReader`` on the corpus ``nltk.corpus.wordnet`` would open, less one
+    step: NLTK 3.9+ maps the loaded WordNet onto a "wordnet" it takes for another version, itself, by
+    reading ``index.sense`` twice (2.6 of the 5.4 s a load took here). That map serves only the multilingual
+    (OMW) lookups; ``synsets`` and lemma names never read it.
+    """
     global _reader
     if _reader is not None:
         return _reader
-    _nltk()
-    from nltk.corpus import wordnet
+    root = _wordnet_root()
+    from nltk.corpus.reader import CorpusReader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.util import LazyCorpusLoader
 
+    class Reader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> Any:
+            return None if version == "wordnet" else super().map_wn(version)
+
+    omw = LazyCorpusLoader("omw-1.4", CorpusReader, r".*/wn-data-.*\.tab", encoding="utf8")  # as NLTK's
     try:
-        wordnet.ensure_loaded()
-    except LookupError:
-        raise ResourceMissing(RESOURCE, INSTALL) from None
+        _reader = Reader(root, omw)
     except (zipfile.BadZipFile, OSError) as exc:  # found but unreadable: a damaged or truncated download
         raise _damaged(exc) from None
-    _reader = wordnet
     return _reader
 
 
 def find_wordnet() -> None:
     """ResourceMissing unless NLTK finds the WordNet corpus, where its reader looks for it (a folder, or
-    ``wordnet.zip``). Nothing is loaded: loading takes 11 s here, and an availability check (a metric set's
-    members, ``combo metrics``) in the main process made every scoring run wait for it before its workers
-    started; the reader loads where METEOR first matches synonyms."""
-    if _reader is not None:
-        return
+    ``wordnet.zip``). Nothing is loaded: an availability check (a metric set's members, ``combo metrics``) in
+    the main process made every scoring run wait for a load before its workers started; the reader loads
+    where METEOR first matches synonyms."""
+    if _reader is None:
+        _wordnet_root()
+
+
+def _wordnet_root() -> Any:
+    """The WordNet corpus root NLTK's ``nltk.corpus.wordnet`` would open (a folder first, then ``wordnet.zip``),
+    or ResourceMissing."""
     nltk = _nltk()
     for name in ("corpora/wordnet", "corpora/wordnet.zip/wordnet/"):
         try:
-            nltk.data.find(name)
-            return
+            return nltk.data.find(name)
         except LookupError:
             continue
         except (zipfile.BadZipFile, OSError) as exc:
