@@ -80,6 +80,21 @@ def test_checking_wordnet_finds_it_without_loading_it(data, monkeypatch):
     assert out.split() == ["True", "True", "LazyCorpusLoader"]  # found, never loaded
 
 
+def test_wordnet_is_found_on_nltks_search_path_without_importing_nltk(data, tmp_path):
+    # the check reads NLTK's default search path without importing NLTK (0.9 s before every command that
+    # names METEOR); the folders and their order must be NLTK's own
+    import subprocess
+    import sys
+
+    code = ("import sys; from combo.analysis import wordnet; fast = wordnet.nltk_search_path(); "
+            "wordnet.find_wordnet(); imported = 'nltk' in sys.modules; import nltk; "
+            "wordnet._add_nltk_data_env(nltk); print(imported, fast == nltk.data.path)")
+    for folders in (str(data / "nltk_data"), os.pathsep.join([str(tmp_path / "a"), "~/b", str(data / "nltk_data")])):
+        env = dict(os.environ, NLTK_DATA=folders, COMBO_DATA_HOME=str(tmp_path / "home"))
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        assert out.stdout.split() == ["False", "True"], out.stderr
+
+
 def test_a_missing_spacy_model_is_named_without_loading_spacy(monkeypatch):
     layer = layers.get_layer("dependencies")
     monkeypatch.setattr(layer, "model", "no_such_spacy_model_xyz")

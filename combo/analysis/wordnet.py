@@ -11,9 +11,10 @@ where ``combo data fetch wordnet`` puts it. Lookups are memoised per distinct wo
 from __future__ import annotations
 
 import os
+import sys
 import zipfile
 from functools import lru_cache
-from typing import Any, FrozenSet
+from typing import Any, FrozenSet, List
 
 from ..errors import ResourceMissing
 
@@ -29,9 +30,9 @@ def _add_nltk_data_env(nltk_module: Any) -> None:
     ``nltk_data`` (``combo data fetch wordnet``) to ``nltk.data.path``."""
     from ..io.fetch import dataset_dir
 
-    folders = os.environ.get("NLTK_DATA", "").split(os.pathsep) + [str(dataset_dir("wordnet"))]
-    for folder in folders:
-        if folder and folder not in nltk_module.data.path:
+    folders = [os.path.expanduser(d) for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    for folder in folders + [str(dataset_dir("wordnet"))]:
+        if folder not in nltk_module.data.path:
             nltk_module.data.path.append(folder)
 
 
@@ -77,9 +78,45 @@ def find_wordnet() -> None:
     """ResourceMissing unless NLTK finds the WordNet corpus, where its reader looks for it (a folder, or
     ``wordnet.zip``). Nothing is loaded: an availability check (a metric set's members, ``combo metrics``) in
     the main process made every scoring run wait for a load before its workers started; the reader loads
-    where METEOR first matches synonyms."""
-    if _reader is None:
+    where METEOR first matches synonyms. NLTK itself is not imported either (0.9 s) when its default search
+    path already shows the corpus (:func:`_found_without_nltk`)."""
+    if _reader is None and not _found_without_nltk():
         _wordnet_root()
+
+
+def nltk_search_path() -> List[str]:
+    """The folders NLTK searches for data, in its order, without importing it: ``$NLTK_DATA``,
+    ``~/nltk_data`` and the system folders (as ``nltk.data.path`` starts on Unix), then the data home's
+    ``nltk_data`` (:func:`_add_nltk_data_env`)."""
+    folders = [os.path.expanduser(d) for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
+    if "APPENGINE_RUNTIME" not in os.environ and os.path.expanduser("~/") != "~/":
+        folders.append(os.path.expanduser("~/nltk_data"))
+    folders += [os.path.join(sys.prefix, "nltk_data"), os.path.join(sys.prefix, "share", "nltk_data"),
+                os.path.join(sys.prefix, "lib", "nltk_data"), "/usr/share/nltk_data", "/usr/local/share/nltk_data",
+                "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
+    from ..io.fetch import dataset_dir
+
+    return list(dict.fromkeys(folders + [str(dataset_dir("wordnet"))]))
+
+
+def _found_without_nltk() -> bool:
+    """Whether the first WordNet on NLTK's search path, taken in the order :func:`_wordnet_root` asks NLTK (a
+    folder anywhere, then a zip), is a folder or a readable zip. Anything else (NLTK already imported, Windows,
+    nothing found, a damaged zip) is left to NLTK's own search, which gives the exact answer or error."""
+    if "nltk" in sys.modules or sys.platform.startswith("win"):
+        return False
+    folders = nltk_search_path()
+    if any(os.path.isdir(os.path.join(d, "corpora", "wordnet")) for d in folders):
+        return True
+    for folder in folders:
+        packed = os.path.join(folder, "corpora", "wordnet.zip")
+        if os.path.exists(packed):
+            try:
+                with zipfile.ZipFile(packed) as archive:
+                    return any(name.startswith("wordnet/") for name in archive.namelist())
+            except (zipfile.BadZipFile, OSError):
+                return False
+    return False
 
 
 def _wordnet_root() -> Any:
