@@ -1,15 +1,17 @@
 """Running combo's tasks on a Dask cluster (``pip install 'combo-eval[dask]'``).
 
 :func:`combo.parallel.run_tasks` hands its task list here when the backend is
-``"dask"``: each task (a metric to score, a chunk of KING segments) is one
-``client.submit`` with pure arguments, and the results come back in task
-order, so a Dask run gives the same numbers as a local one to the last digit.
-What a task carries: the metric instance and the distinct texts it analyses
-(scoring), or a chunk's score arrays (KING). The analysis cache is per worker:
-a worker that shares the disk cache folder (``COMBO_CACHE_DIR`` on a shared
-file system) reuses analyses, otherwise it rebuilds them. The test bed's
-supplied trees (``--trees``) are an argument of each scoring task, so they
-travel with it like the texts.
+``"dask"``: each task is one ``client.submit``, and the results come back in
+task order, so a Dask run gives the same numbers as a local one to the last
+digit. What a task carries: a metric and the distinct texts it analyses
+(scoring), a chunk's score arrays (KING), or a metric set or an entry and the
+evaluator that measures it (search, and ``combo evaluate``'s bootstrap
+draws). An argument that every task shares (the evaluator, the test bed's
+trees supplied with ``--trees``) is scattered to the workers once instead of
+being pickled into each task. A task runs alone on its worker: it sends
+nothing of its own to the cluster. The analysis cache is per worker: a worker
+that shares the disk cache folder (``COMBO_CACHE_DIR`` on a shared file
+system) reuses analyses, otherwise it rebuilds them.
 
 Errors are one line (:class:`combo.errors.BackendError`): a scheduler that
 cannot be reached within the timeout, a worker that dies mid-run, or dask
@@ -39,8 +41,22 @@ def _client(cfg):
 
 
 def _call(func: Callable[..., Any], task: tuple):
-    """``func(*task)`` on a worker (the task travels as one tuple, as it was built)."""
-    return func(*task)
+    """``func(*task)`` on a worker (the task travels as one tuple, as it was built), which runs it alone: a task
+    (a search's metric set) never sends tasks of its own to the cluster nor starts local processes."""
+    from .parallel import running_task
+
+    with running_task():
+        return func(*task)
+
+
+def _shared(tasks: Sequence[tuple]) -> dict:
+    """The arguments that are one object in every task (a search's evaluator, a test bed's trees), by position:
+    sent to the workers once instead of pickled into each task."""
+    if len(tasks) < 2:
+        return {}
+    return {k: obj for k, obj in enumerate(tasks[0])
+            if not isinstance(obj, (str, bytes, int, float, complex, bool, type(None)))
+            and not callable(obj) and all(len(t) > k and t[k] is obj for t in tasks[1:])}
 
 
 def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg, progress: bool = False,
@@ -49,6 +65,8 @@ def run_on_dask(func: Callable[..., Any], tasks: Sequence[tuple], cfg, progress:
     order."""
     client = _client(cfg)
     try:
+        shared = {k: client.scatter([obj], broadcast=True, hash=False)[0] for k, obj in _shared(tasks).items()}
+        tasks = [tuple(shared.get(k, x) for k, x in enumerate(t)) for t in tasks] if shared else tasks
         futures = [client.submit(_call, func, t, pure=False, retries=0) for t in tasks]
         bar = None
         if progress:

@@ -539,11 +539,11 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
             bar.update(1)
         return [sign * q.value for q in found]
 
-    from .parallel import workers_for
+    from .parallel import parallel_available
 
     try:
         res: SearchResult = search(list(range(len(names))), quality, strategy,
-                                   many=many if workers_for(evaluator.jobs) > 1 else None, **options)
+                                   many=many if parallel_available(evaluator.jobs) else None, **options)
     finally:
         bar.close()
     trace = [{**step, "metric": names[step["metric"]] if "metric" in step else None,
@@ -650,17 +650,32 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     from .progress import progress
 
     what = f"evaluate ({n_resamples} bootstrap resamples each)" if n_resamples else "evaluate"
-    with progress(len(entries) * len(criteria), what, evaluator.progress, unit="entry") as bar:
-        for name, subset, scheme in entries:
-            for c in criteria:
-                q = None
-                if c not in LIKENESS or scheme in (None, "queen"):
-                    q = evaluator.quality(subset, c, "queen" if c in LIKENESS else (scheme or "ulc"))
-                    if n_resamples:
-                        q = evaluator.with_interval(q, n_resamples=n_resamples, seed=seed)
-                out[c].append(q)
-                bar.update(1)
+    wanted = [(name, c, subset, scheme) for name, subset, scheme in entries for c in criteria
+              if c not in LIKENESS or scheme in (None, "queen")]
+    tasks = [(evaluator, subset, c, "queen" if c in LIKENESS else (scheme or "ulc"), n_resamples, seed)
+             for _, c, subset, scheme in wanted]
+    found: Dict[Tuple[str, str], Quality] = {}
+    from .parallel import run_tasks
+
+    with progress(len(tasks), what, evaluator.progress, unit="entry") as bar:
+        def done(i, q):
+            found[wanted[i][:2]] = q
+            bar.update(1)
+
+        # one task per entry and criterion (its quality and its seeded bootstrap draws), in worker processes or
+        # on a Dask cluster: the values equal one process's to the last digit
+        run_tasks(_entry_quality, tasks, evaluator.jobs, on_result=done, keep=False)
+    for name, _, _ in entries:
+        for c in criteria:
+            out[c].append(found.get((name, c)))
     return [name for name, _, _ in entries], out
+
+
+def _entry_quality(evaluator: MetaEvaluator, subset, criterion: str, scheme: str, n_resamples: int,
+                   seed: int) -> Quality:
+    """One entry of :func:`evaluate_entries` under one criterion, with its bootstrap interval (a task)."""
+    q = _subset_quality(evaluator, subset, criterion, scheme)
+    return evaluator.with_interval(q, n_resamples=n_resamples, seed=seed) if n_resamples else q
 
 
 def evaluation_rows(names: Sequence[str], qualities: Dict[str, List[Optional[Quality]]]) -> List[Dict[str, object]]:

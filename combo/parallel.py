@@ -1,9 +1,10 @@
 """Where independent tasks run: this process, worker processes, or a Dask cluster.
 
-Scoring runs one task per metric, KING and search one per chunk of segments or
-candidate set. :func:`run_tasks` runs a list of such tasks and returns their
-results in order, whatever the backend, so results are identical to a serial
-run to the last digit (every task is deterministic and nothing is reduced
+Scoring runs one task per metric or chunk of rows, KING one per chunk of
+segments, search one per candidate metric set, and ``combo evaluate`` one per
+entry and criterion (its quality and bootstrap draws). :func:`run_tasks` runs
+a list of such tasks and returns their results in order, whatever the
+backend, so results are identical to a serial run to the last digit (every task is deterministic and nothing is reduced
 across workers in a different order).
 
 * ``jobs=1``: in this process, with a progress bar.
@@ -27,13 +28,16 @@ import gc
 import multiprocessing
 import os
 import sys
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence
 
 from .errors import BackendError, OptionError
 
 BACKENDS = ("local", "dask")
-__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "reset", "run_tasks", "workers_for"]
+__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "parallel_available", "reset", "run_tasks",
+           "workers_for"]
 
 
 @dataclass
@@ -88,9 +92,24 @@ _FUNC: Optional[Callable[..., Any]] = None
 _IN_WORKER = False
 
 
+_TASK = threading.local()  # in a Dask worker's thread: the task it runs (a Dask worker may be this process)
+
+
 def in_worker() -> bool:
-    """Whether this process is a worker of :func:`run_tasks`."""
-    return _IN_WORKER
+    """Whether this runs inside a task of :func:`run_tasks`: in a worker process, or in a Dask task (which must not
+    send tasks of its own to the cluster, nor start processes: the cluster is the parallelism)."""
+    return _IN_WORKER or getattr(_TASK, "running", False)
+
+
+@contextmanager
+def running_task():
+    """Mark the current thread as running one task (a Dask worker's thread) for :func:`in_worker`."""
+    before = getattr(_TASK, "running", False)
+    _TASK.running = True
+    try:
+        yield
+    finally:
+        _TASK.running = before
 
 
 def _init_worker() -> None:
@@ -114,9 +133,17 @@ def workers_for(jobs: int) -> int:
     cluster's); an impossible ``jobs`` is an OptionError."""
     if jobs is None or jobs == 0 or jobs < -1:
         raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
-    if _config.backend == "dask" or _IN_WORKER:
+    if _config.backend == "dask" or in_worker():
         return 1
     return (os.cpu_count() or 1) if jobs == -1 else jobs
+
+
+def parallel_available(jobs: int) -> bool:
+    """Whether tasks given to :func:`run_tasks` with ``jobs`` run beside each other: on a Dask cluster, or in
+    several local workers (never inside a worker)."""
+    if in_worker():
+        return False
+    return _config.backend == "dask" or workers_for(jobs) > 1
 
 
 def _spawn_is_safe() -> bool:
@@ -157,7 +184,7 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     (:func:`_spawn_is_safe`), which a spawned worker would import again. ``keep=False``: results go to ``on_result``
     alone and are not held until the end (the returned list is all None).
     """
-    if _config.backend == "dask" and tasks:
+    if _config.backend == "dask" and tasks and not in_worker():
         from .dask_backend import run_on_dask
 
         results = run_on_dask(func, tasks, _config, progress, desc)

@@ -98,3 +98,43 @@ def _die(x):
     import os
 
     os._exit(3)
+
+
+class _Counted:
+    """An argument that counts how often it is pickled in this process."""
+
+    pickled = 0
+
+    def __getstate__(self):
+        type(self).pickled += 1
+        return {}
+
+
+def _with_shared(shared, i):
+    return i * 2, parallel.in_worker(), parallel.workers_for(2), parallel.parallel_available(2)
+
+
+def test_a_shared_argument_is_sent_once_and_tasks_run_alone(on_dask):
+    shared = _Counted()
+    out = parallel.run_tasks(_with_shared, [(shared, i) for i in range(6)], jobs=2)
+    assert [r[0] for r in out] == [0, 2, 4, 6, 8, 10]
+    assert _Counted.pickled == 1  # scattered once, not pickled into each of the six tasks
+    # inside a Dask task: no pool of its own, nothing sent to the cluster
+    assert all(r[1:] == (True, 1, False) for r in out)
+    assert not parallel.in_worker() and parallel.parallel_available(1)  # this process: the cluster's client
+
+
+def test_evaluate_bootstrap_on_dask_equals_local(on_dask):
+    from combo.evaluate import MetaEvaluator, evaluate_entries
+    from combo.scoring import score_testbed
+
+    tb = _example()
+    config(backend="local")
+    table = score_testbed(tb, ["bleu", "chrf", "rouge-l"])
+    local = evaluate_entries(MetaEvaluator(tb, table), ["r_snt", "pearson"], n_resamples=200, seed=3)
+    config(backend="dask", scheduler=on_dask)
+    remote = evaluate_entries(MetaEvaluator(tb, table, jobs=1), ["r_snt", "pearson"], n_resamples=200, seed=3)
+    assert local[0] == remote[0]
+    for c in ("r_snt", "pearson"):
+        for a, b in zip(local[1][c], remote[1][c]):
+            assert (a.value, a.low, a.high) == (b.value, b.low, b.high) and np.array_equal(a.samples, b.samples)

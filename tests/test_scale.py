@@ -298,6 +298,16 @@ def test_parallel_tasks_keep_order_and_leave_no_worker():
     assert multiprocessing.active_children() == []
 
 
+def test_evaluate_bootstraps_its_entries_in_workers_with_the_same_draws():
+    # each entry's quality and bootstrap interval is one task; two workers give one process's output exactly
+    args = ["evaluate", "-q", "--testbed", "example", "-m", "chrf", "-m", "bleu", "-m", "rouge-l", "--criteria",
+            "r_snt,pearson,king", "--combine", "ulc,queen", "--bootstrap", "300", "--format", "json"]
+    one, two = (CliRunner().invoke(main, args + ["-j", str(j)]) for j in (1, 2))
+    assert one.exit_code == 0 and two.exit_code == 0, (one.output, two.output)
+    assert two.stdout == one.stdout and '"low"' in one.stdout
+    assert multiprocessing.active_children() == []
+
+
 def _die(x):
     os._exit(3)
 

@@ -244,6 +244,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     """
     from ..budget import Budget
     from ..parallel import current as current_backend
+    from ..parallel import in_worker
     from ..parallel import run_tasks
 
     check_triples(triples)
@@ -284,7 +285,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
         plan[i] = (keep, sample)
     # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
     # work of under a second stays in this process, where starting workers would cost more than it saves
-    remote = current_backend().backend == "dask"  # on a cluster whatever ``jobs`` says
+    remote = current_backend().backend == "dask" and not in_worker()  # on a cluster whatever ``jobs`` says
     costs = {i: _cost(segments, i, held_out) for i in plan}
     small = sum(costs.values()) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
     serial = (jobs == 1 or small) and not remote
