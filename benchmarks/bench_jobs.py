@@ -8,10 +8,13 @@ Commands (real data from ``../shared/data``; WordNet from there too, so METEOR r
   spaCy's dependencies, tree kernels, GloVe) on WMT12 cs-en (6 systems x 3,003 segments);
 * KING: ``combo search --criterion king`` on the bundled DSTC7 sample (scoring its reference pairs, then the
   greedy search under KING);
-* search: ``combo search --criterion r_snt --scheme ulc`` on WMT12 de-en (scoring, then the greedy search).
+* search: ``combo search --criterion r_snt --scheme ulc`` on WMT12 de-en (scoring, then the greedy search);
+* resampling: ``combo evaluate`` of the ``@search`` set on WMT12 de-en (18 entries x 3 criteria, 1,000
+  bootstrap resamples each), its scores already cached: the meta-evaluation alone.
 
-Each run gets an empty analysis cache (``COMBO_CACHE_DIR``) and no score cache, so both job counts do the
-same work; the outputs of the two runs are compared byte for byte. Reported: wall and CPU seconds (the
+Each run gets an empty cache (``COMBO_CACHE_DIR``: analyses and scores), so both job counts do the same
+work; a warm command (resampling) gets a copy of one cache filled by a run before both. The outputs of the
+two runs are compared byte for byte. Reported: wall and CPU seconds (the
 command and its workers), the speed-up ``wall(jobs 1) / wall(jobs 2)``, and the load average before each
 run (a busy machine has no second core to give: read the speed-up beside it).
 
@@ -23,11 +26,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -38,13 +43,19 @@ COMMANDS = {
     "king": ["search", "--criterion", "king", "--testbed", "dstc7-sample", "--format", "json"],
     "search": ["search", "--criterion", "r_snt", "--scheme", "ulc", "--testbed", str(DATA / "wmt12"), "--lp",
                "de-en", "--format", "json"],
+    "resampling": ["evaluate", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search", "--format",
+                   "json"],
 }
+WARM = {"resampling"}  # timed with every score cached
 
 
-def run(args, jobs: int):
-    """Wall seconds, CPU seconds (the command and its workers) and standard output of one cold run."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA),
-               COMBO_CACHE_DIR=tempfile.mkdtemp(prefix="combo-jobs-"))
+def run(args, jobs: int, cache: Optional[str] = None):
+    """Wall seconds, CPU seconds (the command and its workers) and standard output of one run, cold unless
+    ``cache`` (a filled cache folder, copied) is given."""
+    folder = tempfile.mkdtemp(prefix="combo-jobs-")
+    if cache is not None:
+        shutil.copytree(cache, folder, dirs_exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA), COMBO_CACHE_DIR=folder)
     before = os.times()
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "combo.cli", *args, "-q", "--jobs", str(jobs)],
@@ -70,9 +81,15 @@ def main() -> None:
     for name in names:
         out = {}
         row = {"command": name}
+        cache = None
+        if name in WARM:
+            cache = tempfile.mkdtemp(prefix="combo-jobs-warm-")
+            subprocess.run([sys.executable, "-m", "combo.cli", *COMMANDS[name], "-q", "--jobs", "2"], check=True,
+                           capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA),
+                                                         COMBO_CACHE_DIR=cache))
         for jobs in (1, 2):
             row[f"load_before_jobs{jobs}"] = open("/proc/loadavg").read().split()[0]
-            wall, cpu, out[jobs] = run(COMMANDS[name], jobs)
+            wall, cpu, out[jobs] = run(COMMANDS[name], jobs, cache)
             row[f"wall_jobs{jobs}"], row[f"cpu_jobs{jobs}"] = round(wall, 2), round(cpu, 2)
         row["speedup"] = round(row["wall_jobs1"] / row["wall_jobs2"], 2)
         row["same_output"] = out[1] == out[2]
