@@ -167,7 +167,8 @@ def _run_forked(index: int):
 def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, progress: bool = False,
               desc: str = "tasks", weights: Optional[Sequence[float]] = None,
               on_result: Optional[Callable[[int, Any], None]] = None,
-              sent: Optional[Sequence[bool]] = None, keep: bool = True) -> List[Any]:
+              sent: Optional[Sequence[bool]] = None, keep: bool = True,
+              groups: Optional[Sequence[Any]] = None) -> List[Any]:
     """``[func(*t) for t in tasks]``, in order, on the configured backend.
 
     ``weights`` (e.g. each task's expected cost) order the submissions
@@ -182,7 +183,10 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     fresh interpreters (``spawn``) that share nothing with this process, so
     its memory is never copied; unless this process runs a user's script
     (:func:`_spawn_is_safe`), which a spawned worker would import again. ``keep=False``: results go to ``on_result``
-    alone and are not held until the end (the returned list is all None).
+    alone and are not held until the end (the returned list is all None). ``groups[i]``: tasks of one group
+    (the chunks of one metric) share a cost each worker pays once, on its first task of the group (loading
+    WordNet and looking up its words for METEOR: 5.7 s, against 1.2 s for a chunk of 16,000 rows), so local
+    workers take them one after another (:func:`_next_task`).
     """
     if _config.backend == "dask" and tasks and not in_worker():
         from .dask_backend import run_on_dask
@@ -207,11 +211,25 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
         if bar is not None:
             bar.close()
         return out
-    return _run_pool(func, tasks, workers, bar, weights, on_result, sent, keep)
+    return _run_pool(func, tasks, workers, bar, weights, on_result, sent, keep, groups)
 
 
-def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None, keep=True) -> List[Any]:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+def _next_task(pending: List[int], groups: Sequence[Any], last: Any, running: set) -> int:
+    """The task a free worker takes from ``pending`` (largest first): the next of the group it ran last
+    (``last``), else the first of a group no other worker is running, else the first."""
+    for wanted in (lambda g: g == last, lambda g: g not in running):
+        for k, i in enumerate(pending):
+            if wanted(groups[i]):
+                return pending.pop(k)
+    return pending.pop(0)
+
+
+def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None, keep=True,
+              groups=None) -> List[Any]:
+    """The local process pool. Without ``groups`` every task is queued at once; with them at most one task per
+    worker is queued, so a task submitted when one finishes goes to the worker that just became free, and it
+    is chosen for that worker by :func:`_next_task`."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     global _TASKS, _FUNC
@@ -225,19 +243,32 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
     try:
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                                  mp_context=multiprocessing.get_context("spawn" if all_sent else "fork")) as pool:
-            futures = {(pool.submit(func, *tasks[i]) if sent is not None and sent[i]
-                        else pool.submit(_run_forked, i)): i for i in order}
-            for fut in as_completed(futures):
-                i = futures.pop(fut)
-                result = fut.result()
-                del fut  # a finished future holds its result
-                if keep:
-                    results[i] = result
-                if on_result is not None:
-                    on_result(i, result)
-                del result
-                if bar is not None:
-                    bar.update(1)
+            def submit(i):
+                return pool.submit(func, *tasks[i]) if sent is not None and sent[i] else pool.submit(_run_forked, i)
+
+            if groups is None:
+                futures = {submit(i): i for i in order}
+            else:
+                futures = {}
+                while order and len(futures) < workers:
+                    i = _next_task(order, groups, None, {groups[j] for j in futures.values()})
+                    futures[submit(i)] = i
+            while futures:
+                finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    i = futures.pop(fut)
+                    result = fut.result()
+                    del fut  # a finished future holds its result
+                    if groups is not None and order:  # the worker that ran task i is the free one
+                        nxt = _next_task(order, groups, groups[i], {groups[j] for j in futures.values()})
+                        futures[submit(nxt)] = nxt
+                    if keep:
+                        results[i] = result
+                    if on_result is not None:
+                        on_result(i, result)
+                    del result
+                    if bar is not None:
+                        bar.update(1)
     except BrokenProcessPool as err:
         raise BackendError(f"a worker process died ({err}); nothing was written. Fix: run again with fewer "
                            "--jobs or a larger machine (a worker killed for memory is the usual cause)") from None

@@ -293,7 +293,8 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
         run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
-                  weights=[_task_weight(t) for t in tasks], sent=sent, keep=False)
+                  weights=[_task_weight(t) for t in tasks], sent=sent, keep=False,
+                  groups=[id(t[1]) for t in tasks])  # a metric's chunks share its per-process set-up
 
 
 def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:

@@ -308,6 +308,36 @@ def test_evaluate_bootstraps_its_entries_in_workers_with_the_same_draws():
     assert multiprocessing.active_children() == []
 
 
+def _pid_after(seconds):
+    import time
+
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_next_task_keeps_a_worker_on_its_group():
+    from combo.parallel import _next_task
+
+    groups = ["m", "m", "t", "t", "b"]
+    pending = [0, 2, 1, 3, 4]  # largest first
+    assert _next_task(pending, groups, "t", {"m"}) == 2  # the worker's own group first
+    assert _next_task(pending, groups, "x", {"m"}) == 3  # else a group no other worker runs
+    assert _next_task(pending, groups, None, {"m", "t"}) == 4
+    assert _next_task(pending, groups, None, {"m", "b"}) == 0  # else the largest
+    assert pending == [1]
+
+
+def test_the_chunks_of_one_metric_run_in_one_worker_with_groups():
+    # a metric's chunks share a per-process set-up (METEOR loads WordNet and looks up its words); with groups
+    # the worker that took a group's first task takes its next ones while the other worker is busy (the first
+    # task lasts long enough for both workers to have started and taken one task each)
+    tasks = [(0.5,), (0.05,), (0.05,), (1.5,), (1.5,)]
+    groups = ["a", "a", "a", "b", "b"]
+    pids = run_tasks(_pid_after, tasks, jobs=2, weights=[3, 3, 3, 1, 1], groups=groups)
+    assert len(set(pids[:3])) == 1 and pids[3] != pids[0]
+    assert multiprocessing.active_children() == []
+
+
 def _die(x):
     os._exit(3)
 
