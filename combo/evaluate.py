@@ -539,11 +539,14 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
             bar.update(1)
         return [sign * q.value for q in found]
 
-    from .parallel import parallel_available
+    from .parallel import parallel_available, workers_for
 
+    parallel = parallel_available(evaluator.jobs)
+    if parallel and strategy == "greedy":  # as many next steps at once as there are workers (on Dask: two)
+        options = {"lookahead": max(2, workers_for(evaluator.jobs)), **options}
     try:
         res: SearchResult = search(list(range(len(names))), quality, strategy,
-                                   many=many if parallel_available(evaluator.jobs) else None, **options)
+                                   many=many if parallel else None, **options)
     finally:
         bar.close()
     trace = [{**step, "metric": names[step["metric"]] if "metric" in step else None,

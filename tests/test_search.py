@@ -72,6 +72,26 @@ def test_sets_asked_for_together_give_the_same_search(strategy):
     assert len(asked) == len(set(asked)) and len(asked) >= 5
 
 
+@pytest.mark.parametrize("gain", [0.0, 1.0])
+def test_greedy_evaluates_the_next_steps_together_and_counts_only_what_it_used(gain):
+    # gain 0: no addition helps, so each pair of next steps is one parallel batch and nothing is wasted;
+    # gain 1: every addition helps, so each guessed set is wasted, yet the trace and the count are unchanged
+    def quality(s):
+        return 1.0 + gain * len(s) - 0.01 * sum(s)
+
+    batches = []
+
+    def many(subsets):
+        batches.append(len(subsets))
+        return [quality(s) for s in subsets]
+
+    one, together = search(range(7), quality, "greedy"), search(range(7), quality, "greedy", many=many)
+    assert (together.selected, together.trace, together.evaluations) == (one.selected, one.trace, one.evaluations)
+    assert one.evaluations == 7 + 6
+    assert batches[0] == 7 and set(batches[1:]) == {2}
+    assert len(batches) - 1 == (3 if gain == 0 else 5)
+
+
 def test_a_search_with_two_jobs_equals_one_job():
     from combo.io import load_testbed
 

@@ -39,12 +39,21 @@ class SearchResult:
 
 
 class _Memo:
-    """Evaluates each subset once (as a sorted tuple); NaN qualities rank below every number."""
+    """Evaluates each subset once (as a sorted tuple); NaN qualities rank below every number.
+
+    ``evaluations`` counts the subsets the strategy asked for, not those evaluated ahead of time for it
+    (a greedy step's lookahead), so the count is the same with ``many`` or without.
+    """
 
     def __init__(self, quality: Quality, many: Optional[Qualities] = None):
         self.quality = quality
         self.many = many
         self.cache: Dict[Tuple[int, ...], float] = {}
+        self.asked: set = set()
+
+    @property
+    def evaluations(self) -> int:
+        return len(self.asked)
 
     def _store(self, key: Tuple[int, ...], value: float) -> None:
         value = float(value)
@@ -52,6 +61,7 @@ class _Memo:
 
     def __call__(self, subset: Sequence[int]) -> float:
         key = tuple(sorted(subset))
+        self.asked.add(key)
         if key not in self.cache:
             self._store(key, self.quality(key))
         return self.cache[key]
@@ -74,21 +84,29 @@ def _singles(memo: _Memo, candidates: Sequence[int]) -> List[Tuple[int, float]]:
     return ranked
 
 
-def greedy(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None) -> SearchResult:
-    """The paper's greedy search: rank single metrics, then add each in that order if the quality improves."""
+def greedy(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None,
+           lookahead: int = 2) -> SearchResult:
+    """The paper's greedy search: rank single metrics, then add each in that order if the quality improves.
+
+    Each step depends on the one before, so with ``many`` the sets of the next ``lookahead`` steps are
+    evaluated together on the guess that the steps before them add nothing (most do not); a set made
+    useless by an addition is evaluated for nothing, and the result is the same as one step at a time.
+    """
     memo = _Memo(quality, many)
     ranked = _singles(memo, candidates)
     selected = [ranked[0][0]]
     best = ranked[0][1]
     trace = [{"step": "start", "metric": selected[0], "set": list(selected), "quality": best, "kept": True}]
-    for m, _ in ranked[1:]:
+    rest = [m for m, _ in ranked[1:]]
+    for k, m in enumerate(rest):
+        memo.prefetch([selected + [x] for x in rest[k:k + lookahead]])
         q = memo(selected + [m])
         kept = q > best
         trace.append({"step": "add", "metric": m, "set": selected + [m], "quality": q, "kept": kept})
         if kept:
             selected.append(m)
             best = q
-    return SearchResult(selected, best, ranked[0], trace, "greedy", len(memo.cache))
+    return SearchResult(selected, best, ranked[0], trace, "greedy", memo.evaluations)
 
 
 def beam(candidates: Sequence[int], quality: Quality, width: int = 5, max_size: Optional[int] = None,
@@ -121,7 +139,7 @@ def beam(candidates: Sequence[int], quality: Quality, width: int = 5, max_size: 
                       "kept": improved})
         if improved:
             best_q, best_set = frontier[0]
-    return SearchResult(list(best_set), best_q, ranked[0], trace, "beam", len(memo.cache))
+    return SearchResult(list(best_set), best_q, ranked[0], trace, "beam", memo.evaluations)
 
 
 def forward_backward(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None) -> SearchResult:
@@ -159,7 +177,7 @@ def forward_backward(candidates: Sequence[int], quality: Quality, many: Optional
         seen.add(tuple(sorted(selected)))
         if not changed:
             break
-    return SearchResult(selected, best, ranked[0], trace, "forward-backward", len(memo.cache))
+    return SearchResult(selected, best, ranked[0], trace, "forward-backward", memo.evaluations)
 
 
 def exhaustive(candidates: Sequence[int], quality: Quality, many: Optional[Qualities] = None) -> SearchResult:
@@ -178,7 +196,7 @@ def exhaustive(candidates: Sequence[int], quality: Quality, many: Optional[Quali
                       "kept": size_best[0] > best_q})
         if size_best[0] > best_q:
             best_q, best_set = size_best
-    return SearchResult(list(best_set), best_q, ranked[0], trace, "exhaustive", len(memo.cache))
+    return SearchResult(list(best_set), best_q, ranked[0], trace, "exhaustive", memo.evaluations)
 
 
 def search(candidates: Sequence[int], quality: Quality, strategy: str = "greedy",
