@@ -7,7 +7,9 @@ Commands (real data from ``../shared/data``; WordNet from there too, so METEOR r
 * parsers: ``combo score`` of ``@heterogeneous-no-sentence`` (36 metrics: lexical, Pattern's shallow parse,
   spaCy's dependencies, tree kernels, GloVe) on WMT12 cs-en (6 systems x 3,003 segments);
 * KING: ``combo search --criterion king`` on the bundled DSTC7 sample (scoring its reference pairs, then the
-  greedy search under KING);
+  greedy search under KING), a job of seconds;
+* KING on DSTC7: the same search on the whole DSTC7 test bed with every reference, estimated from 100 sampled
+  contexts and 16 held-out references (``--king-segments 100 --king-sample 16``, docs/scale.md);
 * search: ``combo search --criterion r_snt --scheme ulc`` on WMT12 de-en (scoring, then the greedy search);
 * resampling: ``combo evaluate`` of the ``@search`` set on WMT12 de-en (18 entries x 3 criteria, 1,000
   bootstrap resamples each), its scores already cached: the meta-evaluation alone.
@@ -18,7 +20,11 @@ two runs are compared byte for byte. Reported: wall and CPU seconds (the
 command and its workers), the speed-up ``wall(jobs 1) / wall(jobs 2)``, and the load average before each
 run (a busy machine has no second core to give: read the speed-up beside it).
 
-Run: ``python benchmarks/bench_jobs.py [--only scoring,king,search] [--json out.json]``.
+With ``--repeat N`` each command runs N times with each job count, alternating, and the medians are
+reported (the speed-up is the ratio of the median walls; ``speedups`` lists each pair's): on this machine
+one run's wall time moves by up to 10% from one run to the next.
+
+Run: ``python benchmarks/bench_jobs.py [--only scoring,king,search] [--repeat 3] [--json out.json]``.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,6 +48,8 @@ COMMANDS = {
     "scoring": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search"],
     "parsers": ["score", "--testbed", str(DATA / "wmt12"), "--lp", "cs-en", "-m", "@heterogeneous-no-sentence"],
     "king": ["search", "--criterion", "king", "--testbed", "dstc7-sample", "--format", "json"],
+    "king-dstc7": ["search", "--criterion", "king", "--testbed", str(DATA / "dstc7"), "--min-refs", "4",
+                   "--king-segments", "100", "--king-sample", "16", "--seed", "0", "--format", "json"],
     "search": ["search", "--criterion", "r_snt", "--scheme", "ulc", "--testbed", str(DATA / "wmt12"), "--lp",
                "de-en", "--format", "json"],
     "resampling": ["evaluate", "--testbed", str(DATA / "wmt12"), "--lp", "de-en", "-m", "@search", "--format",
@@ -71,6 +80,7 @@ def run(args, jobs: int, cache: Optional[str] = None):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(COMMANDS), help="comma-separated: " + ", ".join(COMMANDS))
+    ap.add_argument("--repeat", type=int, default=1, help="runs per job count (medians reported)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     names = args.only.split(",")
@@ -87,11 +97,21 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "combo.cli", *COMMANDS[name], "-q", "--jobs", "2"], check=True,
                            capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA),
                                                          COMBO_CACHE_DIR=cache))
+        walls, cpus, loads = {1: [], 2: []}, {1: [], 2: []}, {1: [], 2: []}
+        for _ in range(args.repeat):
+            for jobs in (1, 2):
+                loads[jobs].append(float(open("/proc/loadavg").read().split()[0]))
+                wall, cpu, output = run(COMMANDS[name], jobs, cache)
+                walls[jobs].append(wall)
+                cpus[jobs].append(cpu)
+                if out.setdefault(jobs, output) != output:
+                    raise SystemExit(f"{name} --jobs {jobs}: the output changed between runs")
         for jobs in (1, 2):
-            row[f"load_before_jobs{jobs}"] = open("/proc/loadavg").read().split()[0]
-            wall, cpu, out[jobs] = run(COMMANDS[name], jobs, cache)
-            row[f"wall_jobs{jobs}"], row[f"cpu_jobs{jobs}"] = round(wall, 2), round(cpu, 2)
+            row[f"load_before_jobs{jobs}"] = max(loads[jobs])
+            row[f"wall_jobs{jobs}"] = round(statistics.median(walls[jobs]), 2)
+            row[f"cpu_jobs{jobs}"] = round(statistics.median(cpus[jobs]), 2)
         row["speedup"] = round(row["wall_jobs1"] / row["wall_jobs2"], 2)
+        row["speedups"] = [round(a / b, 2) for a, b in zip(walls[1], walls[2])]
         row["same_output"] = out[1] == out[2]
         rows.append(row)
         print(json.dumps(row), flush=True)
