@@ -41,12 +41,8 @@ def _client(cfg):
 
 
 def _call(func: Callable[..., Any], task: tuple):
-    """``func(*task)`` on a worker (the task travels as one tuple, as it was built), which runs it alone: a task
-    (a search's metric set) never sends tasks of its own to the cluster nor starts local processes."""
-    from .parallel import running_task
-
-    with running_task():
-        return func(*task)
+    """``func(*task)`` on a worker (the task travels as one tuple, as it was built)."""
+    return func(*task)
 
 
 def _shared(tasks: Sequence[tuple]) -> dict:

@@ -24,6 +24,7 @@ across workers in a different order).
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import os
@@ -146,6 +147,13 @@ def parallel_available(jobs: int) -> bool:
     return _config.backend == "dask" or workers_for(jobs) > 1
 
 
+def _as_task(func: Callable[..., Any], *args):
+    """``func(*args)`` as one task on a Dask worker, which runs it alone: a task (a search's metric set) never
+    sends tasks of its own to the cluster nor starts local processes."""
+    with running_task():
+        return func(*args)
+
+
 def _spawn_is_safe() -> bool:
     """Whether spawned workers may be started here. A spawned worker imports this process's main module again,
     so a user's script without an ``if __name__ == "__main__":`` guard would run again in it (and a metric class
@@ -191,7 +199,7 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     if _config.backend == "dask" and tasks and not in_worker():
         from .dask_backend import run_on_dask
 
-        results = run_on_dask(func, tasks, _config, progress, desc)
+        results = run_on_dask(functools.partial(_as_task, func), tasks, _config, progress, desc)
         if on_result is not None:
             for i, r in enumerate(results):
                 on_result(i, r)
