@@ -2,8 +2,9 @@
 and scaling exponents fitted over at least four sizes of segments, systems, references and metrics.
 
 For each row the script times combo and its peer (same process, same data,
-fresh metric objects, combo cold: no disk cache and its in-process analysis
-memo cleared before each of ``--repeat`` runs, the best kept) at each size, fits the exponent
+fresh metric objects, both cold: no disk cache, combo's in-process analysis
+memo and every per-word cache of both sides (stems, WordNet synonyms and
+synsets) cleared before each of ``--repeat`` runs, the best kept) at each size, fits the exponent
 ``b`` of ``time ~ size^b`` by least squares on log-log scale, reports the
 peer/combo time ratio at the largest size, and combo's peak traced memory
 (``tracemalloc``, numpy allocations included) at the largest size. Plots
@@ -15,11 +16,15 @@ Rows (WMT12 de-en, real lines; QUEEN on seeded scores):
   rouge-score; WER vs jiwer; METEOR vs NLTK (``--meteor``, needs WordNet);
 * systems (segments fixed): BLEU vs sacreBLEU, one corpus call per system;
 * references per segment: QUEEN (bitset count) vs the enumeration of triples;
-* metrics (segments fixed): ``score_testbed`` with 1 to 8 lexical metrics (no peer).
+* metrics (segments fixed): ``score_testbed`` with 1 to 8 lexical metrics (no peer);
+* segments, on trees (Pattern's shallow parse of each line, built with ``from_chunks``; the parse is not
+  timed): the SST tree kernel of each output tree against its reference tree (``TreeKernel.pairs``,
+  normalised) vs the naive kernel over all node pairs (Collins & Duffy); the tree edit distance vs ``zss``.
+  Skipped, and said so, without the ``shallow`` layer (``pip install 'combo-eval[shallow]'``).
 
 Run: ``python benchmarks/run_all.py [--quick] [--plots docs/benchmarks] [--json out.json]``;
 ``--render out.json [--plots FOLDER]`` redraws the plots from a saved run.
-Tree-kernel and tree-edit peers (naive kernels, zss) stay in bench_kernels.py. The full agreement
+bench_kernels.py has more kernels (ST, PTK, bigger trees) on all 48,048 WMT12 pairs. The full agreement
 sweeps against the peers (every WMT12 system, every segment) are tests marked slow: ``python -m pytest -m slow``.
 """
 
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import tracemalloc
 import warnings
@@ -46,13 +52,31 @@ def load():
     return bench_lexical.load(DATA)
 
 
+def cold_words():
+    """Forget every per-word cache: combo's stems and synonym sets, and the synsets both WordNet readers
+    (combo's and ``nltk.corpus.wordnet``, NLTK METEOR's) keep by offset. The readers stay loaded."""
+    from combo.analysis import wordnet
+    from combo.metrics.lexical.meteor import porter_stem
+
+    wordnet.synonym_lemmas.cache_clear()
+    porter_stem.cache_clear()
+    readers = [wordnet._reader]
+    if "nltk.corpus" in sys.modules:
+        readers.append(sys.modules["nltk.corpus"].__dict__.get("wordnet"))
+    for reader in readers:
+        if reader is not None and "_synset_offset_cache" in vars(reader):
+            reader._synset_offset_cache.clear()
+
+
 def best(fn, repeat):
-    """Best of ``repeat`` cold runs: combo's in-process analysis memo is cleared before each (no disk cache)."""
+    """Best of ``repeat`` cold runs: combo's in-process analysis memo and every per-word cache
+    (:func:`cold_words`) are cleared before each (no disk cache)."""
     from combo.analysis.layers import clear_memory
 
     times = []
     for _ in range(repeat):
         clear_memory()
+        cold_words()
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
@@ -131,6 +155,45 @@ def row(name, dimension, peer, sizes, make_combo, make_peer, repeat):
     return out
 
 
+def tree_rows(ref, hyp, repeat, quick):
+    """SST kernel vs the naive kernel, and the tree edit distance vs zss, over segments (pairs of trees)."""
+    from combo.analysis.kernels import TreeKernel, sst_naive, tree_edit_distance
+    from combo.analysis.layers import annotate, get_layer
+    from combo.analysis.trees import from_chunks
+    from combo.errors import ResourceMissing
+    from bench_kernels import normalised_per_pair
+
+    try:
+        get_layer("shallow").check()
+    except ResourceMissing as err:
+        print(f"tree rows skipped: {err}")
+        return []
+    kernel_sizes = [250, 500, 1000, 2000] if quick else [375, 750, 1500, 3003]
+    ted_sizes = [25, 50, 100, 200] if quick else [50, 100, 200, 400]
+    n = kernel_sizes[-1]
+    texts = list(dict.fromkeys(ref[:n] + hyp[:n]))
+    tree_of = {t: from_chunks(p.words, p.pos, p.chunks) for t, p in zip(texts, annotate("shallow", texts))}
+    for tree in tree_of.values():
+        tree.index.packed()  # the node index both sides read, built once (not timed)
+    refs, hyps = [tree_of[t] for t in ref[:n]], [tree_of[t] for t in hyp[:n]]
+
+    def cold(fn):  # each run recomputes every K(t, t): the trees' caches are emptied first
+        def run():
+            for tree in tree_of.values():
+                tree.index.cache.clear()
+            return fn()
+        return run
+
+    rows = [row("sst kernel", "segments", "naive SST (all node pairs)", kernel_sizes,
+                lambda k: cold(lambda: TreeKernel("sst").pairs(hyps[:k], refs[:k])),
+                lambda k: cold(lambda: normalised_per_pair(sst_naive, hyps[:k], refs[:k])), repeat)]
+    rows.append(row("tree edit distance", "segments", "zss", ted_sizes,
+                    lambda k: (lambda: [tree_edit_distance(h, r) for h, r in zip(hyps[:k], refs[:k])]),
+                    lambda k: (lambda: [tree_edit_distance(h, r, backend="zss") for h, r in zip(hyps[:k], refs[:k])]),
+                    repeat))
+    return rows
+
+
 def queen_pair(n_ref, n_cand=10, m=3, seed=0):
     rng = np.random.default_rng(seed)
     return rng.random((m, n_cand, n_ref)), rng.random((m, n_ref, n_ref))
@@ -156,6 +219,13 @@ def main() -> None:
     load_avg = os.getloadavg()[0]
     rows = []
     metrics = ["bleu", "chrf", "ter", "rouge-l", "wer"] + (["meteor"] if args.meteor else [])
+    if args.meteor:  # WordNet loaded on both sides before any timing (NLTK's load took 4.6 s of its first call)
+        from nltk.corpus import wordnet
+
+        from combo.analysis.wordnet import load_wordnet
+
+        wordnet.ensure_loaded()
+        load_wordnet()
     for metric in metrics:
         rows.append(row(metric, "segments", PEERS[metric], seg_sizes,
                         lambda n, m=metric: combo_rows(m, one, ref[:n]),
@@ -174,6 +244,7 @@ def main() -> None:
     lexical = ["bleu", "chrf", "ter", "wer", "per", "rouge-1", "rouge-l", "gtm"]
     rows.append(row("score_testbed", "metrics", "-", [1, 2, 4, 8],
                     lambda k: combo_rows(lexical[:k], one, ref[:n_seg]), None, args.repeat))
+    rows += tree_rows(ref, next(iter(one.values())), args.repeat, args.quick)
     print()
     print(f"load average at start {load_avg:.1f}, at end {os.getloadavg()[0]:.1f}")
     print("| benchmark | grows with | sizes | peer | combo s (largest) | peer s (largest) | combo / peer | "
