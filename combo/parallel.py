@@ -4,8 +4,9 @@ Scoring runs one task per metric or chunk of rows, KING one per chunk of
 segments, search one per candidate metric set, and ``combo evaluate`` one per
 entry and criterion (its quality and bootstrap draws). :func:`run_tasks` runs
 a list of such tasks and returns their results in order, whatever the
-backend, so results are identical to a serial run to the last digit (every task is deterministic and nothing is reduced
-across workers in a different order).
+backend, so results are identical to a serial run to the last digit (every
+task is deterministic and nothing is reduced across workers in a different
+order).
 
 * ``jobs=1``: in this process, with a progress bar.
 * ``jobs>1`` (local backend): a ``fork``-started process pool opened for the
