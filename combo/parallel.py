@@ -38,8 +38,8 @@ from typing import Any, Callable, List, Optional, Sequence
 from .errors import BackendError, OptionError
 
 BACKENDS = ("local", "dask")
-__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "parallel_available", "reset", "run_tasks",
-           "workers_for"]
+__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "on_cluster", "parallel_available", "reset",
+           "run_tasks", "workers_for"]
 
 
 @dataclass
@@ -140,12 +140,15 @@ def workers_for(jobs: int) -> int:
     return (os.cpu_count() or 1) if jobs == -1 else jobs
 
 
+def on_cluster() -> bool:
+    """Whether :func:`run_tasks` sends tasks to the Dask cluster from here (never from inside a task)."""
+    return _config.backend == "dask" and not in_worker()
+
+
 def parallel_available(jobs: int) -> bool:
     """Whether tasks given to :func:`run_tasks` with ``jobs`` run beside each other: on a Dask cluster, or in
     several local workers (never inside a worker)."""
-    if in_worker():
-        return False
-    return _config.backend == "dask" or workers_for(jobs) > 1
+    return on_cluster() or workers_for(jobs) > 1
 
 
 def _as_task(func: Callable[..., Any], *args):
@@ -197,7 +200,7 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     WordNet and looking up its words for METEOR: 5.7 s, against 1.2 s for a chunk of 16,000 rows), so local
     workers take them one after another (:func:`_next_task`).
     """
-    if _config.backend == "dask" and tasks and not in_worker():
+    if tasks and on_cluster():
         from .dask_backend import run_on_dask
 
         results = run_on_dask(functools.partial(_as_task, func), tasks, _config, progress, desc)

@@ -243,8 +243,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     same for any ``jobs``, budget or backend.
     """
     from ..budget import Budget
-    from ..parallel import current as current_backend
-    from ..parallel import in_worker
+    from ..parallel import on_cluster
     from ..parallel import run_tasks
 
     check_triples(triples)
@@ -285,7 +284,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
         plan[i] = (keep, sample)
     # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
     # work of under a second stays in this process, where starting workers would cost more than it saves
-    remote = current_backend().backend == "dask" and not in_worker()  # on a cluster whatever ``jobs`` says
+    remote = on_cluster()  # on a cluster whatever ``jobs`` says
     costs = {i: _cost(segments, i, held_out) for i in plan}
     small = sum(costs.values()) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
     serial = (jobs == 1 or small) and not remote
