@@ -58,13 +58,18 @@ COMMANDS = {
 WARM = {"resampling"}  # timed with every score cached
 
 
+def _env(cache_folder: str) -> dict:
+    """The environment of one command: this checkout, the shared data, and ``cache_folder`` as its cache."""
+    return dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA), COMBO_CACHE_DIR=cache_folder)
+
+
 def run(args, jobs: int, cache: Optional[str] = None):
     """Wall seconds, CPU seconds (the command and its workers) and standard output of one run, cold unless
     ``cache`` (a filled cache folder, copied) is given."""
     folder = tempfile.mkdtemp(prefix="combo-jobs-")
     if cache is not None:
         shutil.copytree(cache, folder, dirs_exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA), COMBO_CACHE_DIR=folder)
+    env = _env(folder)
     before = os.times()
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "combo.cli", *args, "-q", "--jobs", str(jobs)],
@@ -95,8 +100,7 @@ def main() -> None:
         if name in WARM:
             cache = tempfile.mkdtemp(prefix="combo-jobs-warm-")
             subprocess.run([sys.executable, "-m", "combo.cli", *COMMANDS[name], "-q", "--jobs", "2"], check=True,
-                           capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA),
-                                                         COMBO_CACHE_DIR=cache))
+                           capture_output=True, env=_env(cache))
         walls, cpus, loads = {1: [], 2: []}, {1: [], 2: []}, {1: [], 2: []}
         for _ in range(args.repeat):
             for jobs in (1, 2):
