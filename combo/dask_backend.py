@@ -32,12 +32,48 @@ def _client(cfg):
         from .extras import install_hint
 
         raise ResourceMissing("dask.distributed", install_hint("dask")) from None
-    try:
-        return Client(cfg.scheduler, timeout=cfg.timeout, set_as_default=False)
-    except (OSError, TimeoutError) as err:
+    error = _probe(cfg)
+    if error is None:
+        try:
+            return Client(cfg.scheduler, timeout=cfg.timeout, set_as_default=False)
+        except (OSError, TimeoutError) as err:
+            error = err
+    if isinstance(error, (OSError, TimeoutError)):
         raise BackendError(f"cannot reach the Dask scheduler at {cfg.scheduler} within {cfg.timeout:g} s "
-                           f"({type(err).__name__}). Fix: start one (dask scheduler; dask worker ADDRESS) or "
-                           "check --scheduler") from None
+                           f"({type(error).__name__}). Fix: start one (dask scheduler; dask worker ADDRESS) or "
+                           "check --scheduler")
+    what = ("is not a scheduler address" if isinstance(error, ValueError)
+            else "answered, but not as a Dask scheduler")
+    raise BackendError(f"{cfg.scheduler} {what} ({type(error).__name__}). Fix: check --scheduler (the scheduler's "
+                       "address and port, e.g. tcp://host:8786)")
+
+
+def _probe(cfg):
+    """The error of one handshake with the scheduler's address (None if it answers as a Dask scheduler), in a
+    thread of its own so that a running event loop (a notebook) is no obstacle. A ``Client`` that fails inside
+    its constructor tries to close itself when collected and waits twice its timeout (20 s) doing so; and an
+    address where something else answers made Dask read a garbage frame length and fail with a MemoryError."""
+    import asyncio
+    import threading
+
+    from distributed.comm import connect
+
+    found: list = [None]
+
+    async def handshake():
+        comm = await connect(cfg.scheduler, timeout=cfg.timeout)
+        await comm.close()
+
+    def run():
+        try:
+            asyncio.run(handshake())
+        except Exception as err:  # noqa: BLE001 - any failure is reported as one line by the caller
+            found[0] = err
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join()
+    return found[0]
 
 
 def _call(func: Callable[..., Any], task: tuple):

@@ -138,3 +138,36 @@ def test_evaluate_bootstrap_on_dask_equals_local(on_dask):
     for c in ("r_snt", "pearson"):
         for a, b in zip(local[1][c], remote[1][c]):
             assert (a.value, a.low, a.high) == (b.value, b.low, b.high) and np.array_equal(a.samples, b.samples)
+
+
+def test_an_address_that_answers_but_not_as_dask_is_one_line_exit_2(monkeypatch, tmp_path):
+    # something else listening on the port: Dask read its bytes as a frame length and failed with a MemoryError
+    # ("internal error", exit 1), then its half-made client waited 20 s to close; a malformed address likewise
+    import socket
+    import threading
+
+    monkeypatch.setenv("COMBO_SCORE_CACHE", "off")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+
+    def answer():
+        for _ in range(4):
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n" * 64)
+            conn.close()
+
+    threading.Thread(target=answer, daemon=True).start()
+    try:
+        for address, said in ((f"tcp://127.0.0.1:{server.getsockname()[1]}", "answered, but not as a Dask scheduler"),
+                              ("notanaddress", "is not a scheduler address")):
+            res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu,chrf", "-q", "--backend",
+                                            "dask", "--scheduler", address])
+            assert res.exit_code == 2, res.output
+            assert said in res.output and "Traceback" not in res.output
+    finally:
+        server.close()
+        config(backend="local")
