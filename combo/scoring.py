@@ -237,6 +237,29 @@ class _RowAssembly:
         return self.seg, sysv.reshape(self.n_systems)
 
 
+def _chunkable(metric: Metric) -> bool:
+    """Whether chunks of rows score as one call: a row's statistics read its own texts alone
+    (``rows_independent``), or those and the counts :meth:`~Metric.for_corpus` takes from every row
+    (``corpus_wide``)."""
+    return metric.rows_independent or metric.corpus_wide
+
+
+def _bound_to_corpus(tasks: List[tuple], rows: Optional[Rows]) -> List[tuple]:
+    """``tasks`` with each chunk of a ``corpus_wide`` metric scored by one copy of the metric bound to the
+    counts over every row's references (:meth:`~Metric.for_corpus`, computed here once per metric), so its
+    chunks score as one call."""
+    bound: Dict[int, Metric] = {}
+    out = []
+    for task in tasks:
+        if task[0] is _score_row_chunk and task[1].corpus_wide:
+            metric = bound.get(id(task[1]))
+            if metric is None:
+                metric = bound[id(task[1])] = task[1].for_corpus(rows)
+            task = (task[0], metric) + tuple(task[2:])
+        out.append(task)
+    return out
+
+
 def _chars_per_row(rows: Rows) -> float:
     """Mean characters of a row's hypothesis and references (what a chunk's analysis grows with)."""
     if not len(rows.hyp_ids):
@@ -249,14 +272,14 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
               n_tasks: int) -> Optional[int]:
     """Rows per :class:`RowChunk` task of ``metric``, or None to score it in one task.
 
-    A ``rows_independent`` metric is cut into chunks when one analysis of all
+    A ``rows_independent`` or ``corpus_wide`` metric is cut into chunks when one analysis of all
     its texts would not fit its share of the budget (a quarter, divided among
     the ``workers`` that hold a chunk each), sized by the characters of the
     rows' texts and the metric's ``analysis_bytes_per_char``; and, with
     several workers and fewer than two tasks per worker, into enough chunks
     to keep every worker busy.
     """
-    if not metric.rows_independent or n_rows == 0:
+    if not _chunkable(metric) or n_rows == 0:
         return None
     row_bytes = max(chars_per_row, 1.0) * metric.analysis_bytes_per_char
     step = max(1024, int(budget.bytes // 4 // max(workers, 1) // row_bytes))
@@ -277,12 +300,13 @@ def _call_with_trees(trees: SuppliedTrees, func, *args):
 
 
 def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics",
-         on_result=None) -> None:
+         on_result=None, rows: Optional[Rows] = None) -> None:
     """Run tasks ``(func, *args)`` (:func:`_score_metric`, :func:`_score_row_chunk`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
     travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
-    workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`)."""
+    workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`);
+    then the chunks of a ``corpus_wide`` metric get its counts over all of ``rows`` (:func:`_bound_to_corpus`)."""
     from .parallel import run_tasks
 
     chunks = [t[0] is _score_row_chunk for t in tasks]
@@ -292,6 +316,10 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     calls = [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t) for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
+        if any(chunk and t[1].corpus_wide for t, chunk in zip(tasks, chunks)):
+            with using_trees(testbed.trees):
+                tasks = _bound_to_corpus(tasks, rows)
+            calls = [call[:2] + tuple(t[1:]) for call, t in zip(calls, tasks)]
         run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
                   weights=[_task_weight(t) for t in tasks], sent=sent, keep=False,
                   groups=[id(t[1]) for t in tasks])  # a metric's chunks share its per-process set-up
@@ -424,7 +452,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
             results[k] = cache.get(m)
     todo = [k for k in range(len(instances)) if results[k] is None]
     workers = workers_for(jobs)
-    chars_per_row = _chars_per_row(rows) if any(instances[k].rows_independent for k in todo) else 0.0
+    chars_per_row = _chars_per_row(rows) if any(_chunkable(instances[k]) for k in todo) else 0.0
     tasks: List[tuple] = []
     owners: List[int] = []
     assemblies: Dict[int, _RowAssembly] = {}
@@ -450,7 +478,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         results[k] = r["rows"]
         cache.put(instances[k], r["rows"])
 
-    _run(testbed, tasks, jobs, progress, on_result=done)
+    _run(testbed, tasks, jobs, progress, on_result=done, rows=rows)
     return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
                               [results[k] for k in range(len(instances))], signatures), set_notes)
 

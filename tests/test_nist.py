@@ -183,3 +183,41 @@ def test_options():
     lc = get_metric("nist", lowercase=True, tokenize="none")
     assert lc.corpus_score(["The Cat"], [["the cat"]]) == pytest.approx(lc.corpus_score(["the cat"], [["the cat"]]))
     assert get_metric("nist").value_range == (0.0, math.inf)
+
+
+def test_an_ngram_table_numbers_ngrams_by_content_across_analyses(wmt12_de_en):
+    """The table of one analysis's n-grams finds, in an analysis of other texts, exactly the n-grams whose
+    tokens it holds, each at its rank among the table's n-grams in lexicographic order (the definition,
+    written with tuples of tokens, on real WMT12 lines)."""
+    from combo.analysis.ngrams import NgramCounts, NgramTable
+
+    ref, systems = wmt12_de_en
+    table_lines, other_lines = _tok(ref[:300]), _tok(systems[sorted(systems)[0]][200:400]) + [[]]
+    counts = NgramCounts(table_lines, 4)
+    table, local_of = NgramTable.of(counts, [np.ones(m.shape[1], dtype=bool) for m in counts.matrices])
+    other = NgramCounts(other_lines, 4)
+    found = table.ids_of(other)
+    for n in range(1, 5):
+        grams = sorted({tuple(toks[i:i + n]) for toks in table_lines for i in range(len(toks) - n + 1)})
+        rank = {g: j for j, g in enumerate(grams)}
+        assert table.size(n) == len(grams)
+        ids = other.ngram_ids[n - 1]
+        flat = [t for toks in other_lines for t in toks]
+        for p in np.flatnonzero(ids >= 0).tolist():
+            assert found[n - 1][ids[p]] == rank.get(tuple(flat[p:p + n]), -1)
+        # the analysis id of each table id is that n-gram in the analysis the table was made from
+        own = counts.ngram_ids[n - 1]
+        own_flat = [t for toks in table_lines for t in toks]
+        first = {}
+        for p in np.flatnonzero(own >= 0).tolist():
+            first.setdefault(own[p], tuple(own_flat[p:p + n]))
+        assert [first[i] for i in local_of[n - 1].tolist()] == grams
+    assert (found[1] >= 0).sum() > 0 and (found[3] < 0).sum() > 0  # some shared, some not
+
+
+def test_a_table_refuses_ngrams_without_their_prefix():
+    from combo.analysis.ngrams import NgramCounts, NgramTable
+
+    counts = NgramCounts([["a", "b"]], 2)
+    with pytest.raises(ValueError, match="prefixes"):
+        NgramTable.of(counts, [np.array([False, True]), np.array([True])])

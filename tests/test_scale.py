@@ -168,7 +168,7 @@ def _testbed(ref, systems, n=150, extra_refs=0):
 def test_chunked_scoring_equals_one_call(wmt12_de_en):
     ref, systems = wmt12_de_en
     tb = _testbed(ref, systems, n=520)  # 2,080 rows: three chunks (1,024, 1,024, 32) under a tiny budget
-    metrics = ["bleu", "chrf", "ter", "wer", "rouge-l", "gtm", "meteor", "nist"]
+    metrics = ["bleu", "chrf", "ter", "wer", "rouge-l", "gtm", "meteor", "nist", "cider"]
     whole = score_testbed(tb, metrics)
     chunked = score_testbed(tb, metrics, memory="1K")
     assert np.array_equal(whole.segment, chunked.segment)
@@ -206,6 +206,36 @@ def test_parser_and_embedding_metrics_score_chunks_of_rows_as_one_call(spec, wmt
     seg, sysv = assembly.result()
     assert metric.rows_independent
     assert np.array_equal(seg, whole[0]) and np.array_equal(sysv, whole[1])
+
+
+@pytest.mark.parametrize("spec", ["nist", "nist:multi_ref=nltk", "cider", "cider:document_frequency=rows",
+                                  "sp-nist", "sp-nist:over=chunk"])
+def test_corpus_wide_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en):
+    """NIST's information weights and CIDEr's document frequencies count over every reference of the call: a
+    chunk scored by the metric bound to the whole call's counts (``for_corpus``) gives one call's statistics
+    to the last bit, with three references a segment, in whatever order the chunks finish; scored alone, a
+    chunk would weigh its n-grams by its own references."""
+    from combo.metrics.base import Rows
+    from combo.scoring import RowChunk, _RowAssembly, _rows_of, _score_metric, _score_row_chunk, metrics_for
+
+    ref, systems = wmt12_de_en
+    n = 150
+    tb = _testbed(ref, systems, n=n, extra_refs=2)
+    metric = metrics_for(tb, [spec])[0]
+    hyps, refs, _, row_system, _ = _rows_of(tb, sorted(tb.candidates))
+    rows = Rows.build(hyps, refs, None)
+    whole = _score_metric(metric, rows.texts, rows, row_system, 4)["rows"]
+    bound = metric.for_corpus(rows)
+    cuts = [0, n // 3, n + 7, 3 * n, 4 * n]  # unequal chunks; the first holds part of one system's segments
+    assembly = _RowAssembly(bound, row_system, 4)
+    for k in (3, 1, 0, 2):
+        chunk = RowChunk.cut(rows, cuts[k], cuts[k + 1])
+        assembly.add(chunk, *_score_row_chunk(bound, chunk))
+    seg, sysv = assembly.result()
+    assert metric.corpus_wide and not metric.rows_independent
+    assert np.array_equal(seg, whole[0]) and np.array_equal(sysv, whole[1])
+    alone = RowChunk.cut(rows, 0, n // 3)
+    assert not np.array_equal(_score_row_chunk(metric, alone)[0], whole[0][:n // 3])
 
 
 def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monkeypatch, tmp_path):

@@ -171,3 +171,99 @@ def clipped_matches(matrix: sparse.csr_matrix, hyp_ids: np.ndarray, ref_ptr: np.
 def pair_matches(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """``sum_g min(c_left(g), c_right(g))`` for each pair of texts ``(left[k], right[k])``."""
     return np.asarray(matrix[left].minimum(matrix[right]).sum(axis=1)).ravel()
+
+
+def ngram_parts(analysis: NgramCounts, order: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Per n-gram id of ``order`` (at least 2): the id of its (n-1)-gram prefix and of its last token
+    (-1 for a column no n-gram uses)."""
+    ids = analysis.ngram_ids[order - 1]
+    positions = np.flatnonzero(ids >= 0)
+    n_grams = analysis.matrices[order - 1].shape[1]
+    prefix = np.full(n_grams, -1, dtype=np.int64)
+    last = np.full(n_grams, -1, dtype=np.int64)
+    prefix[ids[positions]] = analysis.ngram_ids[order - 2][positions]
+    last[ids[positions]] = analysis.ngram_ids[0][positions + order - 1]
+    return prefix, last
+
+
+class NgramTable:
+    """A set of n-grams of orders ``1..N`` numbered by their content, so that analyses of different texts
+    (the chunks of one test bed) can look them up.
+
+    Table ids follow the lexicographic order of the n-grams' tokens, as the ids of an :class:`NgramCounts`
+    of any texts do, so values kept per table id (NIST's information weights, CIDEr's document
+    frequencies) are computed, and summed over a text, in an order fixed by content.
+    """
+
+    def __init__(self, tokens: List[str], keys: List[np.ndarray]):
+        self.tokens = tokens
+        self.keys = keys  # per order >= 2: prefix table id * (len(tokens) + 1) + last token's, ascending
+        self._index: Optional[Dict[str, int]] = None
+
+    def __getstate__(self) -> dict:  # sent to workers without the token index, which is rebuilt there
+        return {"tokens": self.tokens, "keys": self.keys, "_index": None}
+
+    @property
+    def index(self) -> Dict[str, int]:
+        """The table id of each token."""
+        if self._index is None:
+            self._index = {token: i for i, token in enumerate(self.tokens)}
+        return self._index
+
+    @property
+    def max_order(self) -> int:
+        return len(self.keys) + 1
+
+    def size(self, order: int) -> int:
+        return len(self.tokens) if order == 1 else len(self.keys[order - 2])
+
+    def prefixes(self, order: int) -> np.ndarray:
+        """Table id of the (n-1)-gram prefix of each n-gram of ``order`` (at least 2)."""
+        return self.keys[order - 2] // (len(self.tokens) + 1)
+
+    @classmethod
+    def of(cls, analysis: NgramCounts, keep: Sequence[np.ndarray]) -> Tuple["NgramTable", List[np.ndarray]]:
+        """The table of the n-grams ``keep[n-1]`` (a mask over the ids of order n) of ``analysis``, and per
+        order the analysis id of each table id. The kept n-grams must hold their prefixes and tokens
+        (as the n-grams of any set of texts do)."""
+        words = list(analysis.vocabulary.index)  # the token of each id
+        kept = np.flatnonzero(np.asarray(keep[0], dtype=bool)[:len(words)])
+        kept = kept[np.argsort(np.asarray([words[i] for i in kept.tolist()], dtype=object), kind="stable")]
+        tokens = [words[i] for i in kept.tolist()]
+        width = np.int64(len(tokens) + 1)
+        table_of = [np.full(analysis.matrices[0].shape[1], -1, dtype=np.int64)]
+        table_of[0][kept] = np.arange(len(kept))
+        local_of, keys = [kept], []
+        for n in range(2, len(keep) + 1):
+            prefix, last = ngram_parts(analysis, n)
+            kept = np.flatnonzero(keep[n - 1])
+            key = table_of[n - 2][prefix[kept]] * width + table_of[0][last[kept]]
+            if len(key) and (table_of[n - 2][prefix[kept]].min() < 0 or table_of[0][last[kept]].min() < 0):
+                raise ValueError("the kept n-grams must hold their prefixes and tokens")
+            order = np.argsort(key, kind="stable")
+            keys.append(key[order])
+            local_of.append(kept[order])
+            table_of.append(np.full(len(prefix), -1, dtype=np.int64))
+            table_of[-1][kept[order]] = np.arange(len(kept))
+        return cls(tokens, keys), local_of
+
+    def ids_of(self, analysis: NgramCounts) -> List[np.ndarray]:
+        """Per order, the table id of each n-gram id of ``analysis`` (-1: not in the table)."""
+        index = self.index
+        words = analysis.vocabulary.index
+        tokens = np.fromiter((index.get(w, -1) for w in words), dtype=np.int64, count=len(words))
+        out = [np.full(analysis.matrices[0].shape[1], -1, dtype=np.int64)]
+        out[0][:len(tokens)] = tokens
+        width = np.int64(len(self.tokens) + 1)
+        for n in range(2, min(analysis.max_order, self.max_order) + 1):
+            prefix, last = ngram_parts(analysis, n)
+            head = np.where(prefix >= 0, out[n - 2][np.maximum(prefix, 0)], -1)
+            tail = np.where(last >= 0, tokens[np.maximum(last, 0)] if len(tokens) else -1, -1)
+            key = head * width + tail
+            table = self.keys[n - 2]
+            at = np.minimum(np.searchsorted(table, key), max(len(table) - 1, 0))
+            found = (head >= 0) & (tail >= 0) & (len(table) > 0)
+            if len(table):
+                found &= table[at] == key
+            out.append(np.where(found, at, -1))
+        return out

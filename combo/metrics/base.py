@@ -20,6 +20,7 @@ texts (QUEEN's x(r', r'')) without re-analysing anything.
 
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -103,6 +104,12 @@ class Rows:
         if weights is not None:
             w = np.asarray([x for ws in weights for x in ws], dtype=np.float64)
         return cls(idx.texts, hyp_ids, ref_ptr, np.asarray(flat, dtype=np.int64), w)
+
+    def references(self) -> Tuple[List[str], np.ndarray, np.ndarray]:
+        """The distinct reference texts (in text-id order), how many times the rows use each, and ``ref_ids``
+        as indices into them: what a ``corpus_wide`` metric analyses to count over every reference."""
+        ids, local, occurrences = np.unique(self.ref_ids, return_inverse=True, return_counts=True)
+        return [self.texts[i] for i in ids.tolist()], occurrences, local.ravel().astype(np.int64)
 
 
 @dataclass
@@ -197,6 +204,12 @@ class Metric:
     #: a row's statistics depend on that row's texts alone (no corpus-wide weights such as CIDEr's or
     #: NIST's), so rows and text pairs may be scored in chunks (bounded memory) with the same result
     rows_independent: ClassVar[bool] = False
+    #: a row's statistics weigh its n-grams by counts over every reference of the call (NIST's information
+    #: weights, CIDEr's document frequencies): chunks of rows are scored, with the same result as one call, by
+    #: the copy :meth:`for_corpus` makes, which carries those counts
+    corpus_wide: ClassVar[bool] = False
+    #: what a :meth:`for_corpus` copy carries from the whole call (None: the statistics count over their rows)
+    corpus: Any = None
     #: peak bytes of analysis and statistics per character of the texts a chunk of rows scores (hypotheses and
     #: references; tracemalloc's peak over 10,000 WMT12 rows): sizes the chunks of ``rows_independent`` metrics
     #: so a chunk stays within its share of ``--memory``
@@ -259,6 +272,18 @@ class Metric:
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
         """Scores from statistics of shape (..., k); ``segment_level`` selects sentence-level rules."""
         raise NotImplementedError
+
+    def for_corpus(self, rows: Rows) -> "Metric":
+        """This metric bound to what its statistics need from all of ``rows`` (a ``corpus_wide`` metric: a
+        copy carrying the counts over their references, so any chunk of the rows scores as in one call);
+        the metric itself otherwise."""
+        return self
+
+    def with_corpus(self, corpus: Any) -> "Metric":
+        """A copy of this metric whose statistics read ``corpus`` instead of counting over their rows."""
+        bound = copy.copy(self)
+        bound.corpus = corpus
+        return bound
 
     def candidate_scores(self, cands: Candidates) -> Tuple[np.ndarray, np.ndarray, str]:
         """Segment scores of the candidates, system scores (``len(cands.systems)``) and the signature.

@@ -14,6 +14,7 @@ of BIO chunk tags, computed by combo's NIST metric.
 
 from __future__ import annotations
 
+import copy
 import math
 from itertools import chain
 from typing import List, NamedTuple, Optional, Sequence, Tuple
@@ -24,7 +25,7 @@ from scipy import sparse
 from ..errors import InputError
 from ..analysis.layers import annotate, get_layer
 from ..analysis.ngrams import NgramCounts
-from .base import Metric, Option
+from .base import Metric, Option, Rows
 from .pairwise_metric import PairwiseMetric, named_column_sums
 from .lexical.nist import NIST
 from .registry import register
@@ -251,8 +252,17 @@ class ShallowNIST(Metric):
         self._nist = NIST(max_order=self.params["max_order"], tokenize="none",
                           multi_ref=self.params["multi_ref"])
 
+    corpus_wide = True
+
     def check_resources(self) -> None:
         get_layer("shallow").check()
+
+    def for_corpus(self, rows: Rows) -> "ShallowNIST":
+        """A copy whose statistics use the information weights of the tags of all of ``rows``' references."""
+        texts, occurrences, _ = rows.references()
+        bound = copy.copy(self)
+        bound._nist = self._nist.with_corpus(self._nist.reference_weights(self.analyse(texts), occurrences))
+        return bound
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         return NgramCounts(tag_sequences(annotate("shallow", list(texts)), self.params["over"]),

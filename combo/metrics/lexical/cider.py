@@ -23,14 +23,14 @@ Reference weights are not used (CIDEr-D has no weighted form).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import List, NamedTuple, Sequence
 
 import numpy as np
 from scipy import sparse
 
-from ...analysis.ngrams import NgramCounts, group_max, reference_sets
+from ...analysis.ngrams import NgramCounts, NgramTable, group_max, reference_sets
 from ...analysis.tokenize import TOKENIZERS, tokenize_all
-from ..base import Metric, Option, safe_divide
+from ..base import Metric, Option, Rows, safe_divide
 from ..registry import register
 
 
@@ -40,6 +40,40 @@ def document_frequencies(matrix: sparse.csr_matrix, set_ptr: np.ndarray, set_ids
     present = group_max(matrix, set_ptr, set_ids).tocsr()
     present.data[:] = 1.0
     return np.asarray(present.T @ set_weight).ravel()
+
+
+class ReferenceIdf(NamedTuple):
+    """The idf (eq. 1) of the n-grams of a call's reference sets, by content: ``idfs[n-1][j]`` of n-gram ``j``
+    of ``table``; ``unseen`` (``log |I|``) of an n-gram in no reference set. What a chunk of rows needs from
+    the whole call."""
+
+    table: NgramTable
+    idfs: List[np.ndarray]
+    unseen: float
+
+    def of(self, analysis: NgramCounts) -> List[np.ndarray]:
+        """Per order, the idf of each n-gram id of ``analysis``."""
+        return [np.where(ids >= 0, idf[np.maximum(ids, 0)] if len(idf) else 0.0, self.unseen)
+                for ids, idf in zip(self.table.ids_of(analysis), self.idfs)]
+
+
+def reference_idf(analysis: NgramCounts, ref_ptr: np.ndarray, ref_ids: np.ndarray, per_row: bool) -> ReferenceIdf:
+    """The idf of every n-gram of the rows' reference sets ``ref_ids[ref_ptr[k]:ref_ptr[k+1]]`` (eq. 1).
+
+    ``df`` counts each distinct non-empty set once, or (``per_row``, as
+    coco-caption) once per row that has it; ``|I|`` is that count of sets.
+    """
+    sizes = np.diff(ref_ptr)
+    row_set, set_ptr, set_ids = reference_sets(ref_ptr, ref_ids)
+    if per_row:
+        set_weight = np.bincount(row_set[sizes > 0], minlength=len(set_ptr) - 1).astype(np.float64)
+    else:
+        set_weight = (np.diff(set_ptr) > 0).astype(np.float64)
+    dfs = [document_frequencies(matrix, set_ptr, set_ids, set_weight) for matrix in analysis.matrices]
+    table, local_of = NgramTable.of(analysis, [df > 0 for df in dfs])
+    log_n = np.log(max(set_weight.sum(), 1.0))
+    return ReferenceIdf(table, [log_n - np.log(df[local]) for df, local in zip(dfs, local_of)],
+                        float(log_n - np.log(1.0)))
 
 
 def tfidf(matrix: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
@@ -80,6 +114,14 @@ class CIDErD(Metric):
                                      choices=("segments", "rows"), short="df"),
     }
 
+    corpus_wide = True
+
+    def for_corpus(self, rows: Rows) -> "CIDErD":
+        """A copy whose statistics use the idf of all of ``rows``' reference sets."""
+        texts, _, local_ids = rows.references()
+        return self.with_corpus(reference_idf(self.analyse(texts), rows.ref_ptr, local_ids,
+                                              per_row=self.params["document_frequency"] == "rows"))
+
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         tokens = tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
         return NgramCounts(tokens, self.params["max_order"])
@@ -108,16 +150,10 @@ class CIDErD(Metric):
         ref_ids = np.asarray(ref_ids, dtype=np.int64)
         rows = len(hyp_ids)
         sizes = np.diff(ref_ptr)
-        row_set, set_ptr, set_ids = reference_sets(ref_ptr, ref_ids)
-        if self.params["document_frequency"] == "rows":
-            set_weight = np.bincount(row_set[sizes > 0], minlength=len(set_ptr) - 1).astype(np.float64)
-        else:
-            set_weight = (np.diff(set_ptr) > 0).astype(np.float64)
-        n_docs = set_weight.sum()
-        idfs = []
-        for matrix in analysis.matrices:
-            df = document_frequencies(matrix, set_ptr, set_ids, set_weight)
-            idfs.append(np.log(max(n_docs, 1.0)) - np.log(np.maximum(df, 1.0)))
+        corpus = self.corpus
+        if corpus is None:  # one call: the idf of its own reference sets
+            corpus = reference_idf(analysis, ref_ptr, ref_ids, per_row=self.params["document_frequency"] == "rows")
+        idfs = corpus.of(analysis)
         stats = np.zeros((rows, 2))
         stats[:, 1] = 1.0
         if len(ref_ids):

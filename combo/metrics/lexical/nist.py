@@ -18,14 +18,14 @@ the raw value is kept, as mteval and NLTK report it.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 from scipy import sparse
 
-from ...analysis.ngrams import NgramCounts, group_max, reference_sets
+from ...analysis.ngrams import NgramCounts, NgramTable, group_max, reference_sets
 from ...analysis.tokenize import TOKENIZERS, tokenize_all
-from ..base import Metric, Option
+from ..base import Metric, Option, Rows
 from ..registry import register
 
 # Doddington 2002, eq. 3: penalty 0.5 at a length ratio of 2/3.
@@ -51,46 +51,42 @@ def nist_from_statistics(stats: np.ndarray, max_order: int) -> np.ndarray:
     return precision * nist_brevity_penalty(stats[:, 0], stats[:, 1])
 
 
-def reference_ngram_counts(analysis: NgramCounts, reference_occurrences: np.ndarray):
-    """Per order, ``(count(w1..wn), count(w1..wn-1))`` of every n-gram id over the references.
+class ReferenceWeights(NamedTuple):
+    """NIST's information weights (eq. 2) of the reference n-grams of a call, by content: ``weights[n-1][j]``
+    is the weight of n-gram ``j`` of ``table``. What a chunk of rows needs from the whole call."""
 
-    ``reference_occurrences[t]`` is how many times text ``t`` is used as a
-    reference; the count of the empty prefix is the number of reference words.
-    """
-    occ = np.asarray(reference_occurrences, dtype=np.float64)
-    total_words = float(occ @ analysis.lengths)
-    prev_counts = None
-    for n, mat in enumerate(analysis.matrices, start=1):
-        counts = np.asarray(mat.T @ occ).ravel()
-        if n == 1:
-            context = np.full(len(counts), total_words)
-        else:
-            ids, prev_ids = analysis.ngram_ids[n - 1], analysis.ngram_ids[n - 2]
-            valid = ids >= 0
-            prefix = np.zeros(len(counts), dtype=np.int64)
-            prefix[ids[valid]] = prev_ids[valid]  # an n-gram starts where its (n-1)-gram prefix starts
-            context = prev_counts[prefix]
-        yield counts, context
-        prev_counts = counts
+    table: NgramTable
+    weights: List[np.ndarray]
+
+    def of(self, analysis: NgramCounts) -> List[np.ndarray]:
+        """Per order, the weight of each n-gram id of ``analysis`` (0 for n-grams absent from the references)."""
+        return [np.where(ids >= 0, w[np.maximum(ids, 0)] if len(w) else 0.0, 0.0)
+                for ids, w in zip(self.table.ids_of(analysis), self.weights)]
 
 
-def information_weights(analysis: NgramCounts, reference_occurrences: np.ndarray, nltk_rounding: bool = False) -> list:
-    """Per order, ``Info`` (eq. 2) of every n-gram id; 0 for n-grams absent from the references.
+def reference_weights(analysis: NgramCounts, reference_occurrences: np.ndarray,
+                      nltk_rounding: bool = False) -> ReferenceWeights:
+    """``Info`` (eq. 2) of every n-gram of the references, text ``t`` used ``reference_occurrences[t]`` times.
 
+    ``count(w1..wn-1)`` of a unigram is the number of reference words. The
+    weights are computed in table order (by content), so any texts analysed
+    with the same references give the same weights to the last bit.
     ``nltk_rounding`` computes each weight with ``math.log(x, 2)`` as NLTK does
     (``np.log2`` may differ in the last bit, which decides NLTK's ties between references).
     """
-    weights = []
-    for counts, context in reference_ngram_counts(analysis, reference_occurrences):
-        info = np.zeros(len(counts))
-        present = np.flatnonzero(counts > 0)
-        ratio = context[present] / counts[present]
-        if nltk_rounding:
-            info[present] = [math.log(r, 2) for r in ratio.tolist()]
-        else:
-            info[present] = np.log2(ratio)
-        weights.append(info)
-    return weights
+    occ = np.asarray(reference_occurrences, dtype=np.float64)
+    counts = [np.asarray(mat.T @ occ).ravel() for mat in analysis.matrices]
+    table, local_of = NgramTable.of(analysis, [c > 0 for c in counts])
+    total_words = float(occ @ analysis.lengths)
+    weights, previous = [], None
+    for n in range(1, len(counts) + 1):
+        count = counts[n - 1][local_of[n - 1]]
+        context = np.full(len(count), total_words) if n == 1 else previous[table.prefixes(n)]
+        ratio = context / count
+        weights.append(np.asarray([math.log(r, 2) for r in ratio.tolist()], dtype=np.float64) if nltk_rounding
+                       else np.log2(ratio))
+        previous = count
+    return ReferenceWeights(table, weights)
 
 
 def first_positions(analysis: NgramCounts, order: int):
@@ -157,7 +153,9 @@ class NIST(Metric):
     Information weights come from all references of the call (a reference
     used by several rows, e.g. by several systems, counts once per row: with
     every system on every segment this scales all counts alike and leaves the
-    weights unchanged). Segment scores use these corpus-wide weights.
+    weights unchanged). Segment scores use these corpus-wide weights; a test
+    bed scored in chunks of rows gets them from :meth:`for_corpus`, with the
+    same scores to the last digit.
     ``multi_ref="nltk"`` reproduces ``nltk.translate.nist_score`` with several
     references (per order the single best reference, and its length).
     Reference weights are ignored.
@@ -176,6 +174,17 @@ class NIST(Metric):
                             choices=("mteval", "nltk"), short="mr"),
     }
 
+    corpus_wide = True
+
+    def for_corpus(self, rows: Rows) -> "NIST":
+        """A copy whose statistics use the information weights of all of ``rows``' references."""
+        texts, occurrences, _ = rows.references()
+        return self.with_corpus(self.reference_weights(self.analyse(texts), occurrences))
+
+    def reference_weights(self, analysis: NgramCounts, occurrences: np.ndarray) -> ReferenceWeights:
+        """The information weights of the references of ``analysis`` (text ``t`` used ``occurrences[t]`` times)."""
+        return reference_weights(analysis, occurrences, nltk_rounding=self.params["multi_ref"] == "nltk")
+
     def tokens(self, texts: Sequence[str]):
         return tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
 
@@ -190,13 +199,15 @@ class NIST(Metric):
         sizes = np.diff(ref_ptr)
         pair_row = np.repeat(np.arange(n_rows), sizes)
         lengths = analysis.lengths.astype(np.float64)
-        occurrences = np.bincount(ref_ids, minlength=analysis.n_texts)
+        corpus = self.corpus
+        if corpus is None:  # one call: the weights of its own references
+            corpus = self.reference_weights(analysis, np.bincount(ref_ids, minlength=analysis.n_texts))
+        weights = corpus.of(analysis)
         stats = np.zeros((n_rows, 2 + 2 * n_order))
         stats[:, 0] = lengths[hyp_ids]
         for k in range(n_order):
             stats[:, 2 + n_order + k] = analysis.totals(k + 1)[hyp_ids]
         if self.params["multi_ref"] == "mteval":
-            weights = information_weights(analysis, occurrences)
             ref_sum = np.bincount(pair_row, weights=lengths[ref_ids], minlength=n_rows)
             stats[:, 1] = np.divide(ref_sum, sizes, out=np.zeros(n_rows), where=sizes > 0)
             row_set, set_ptr, set_ids = reference_sets(ref_ptr, ref_ids)
@@ -205,7 +216,6 @@ class NIST(Metric):
                 clipped = mat[hyp_ids].minimum(ref_max[row_set])
                 stats[:, 2 + k] = sparse.csr_matrix(clipped) @ weights[k]
         else:
-            weights = information_weights(analysis, occurrences, nltk_rounding=True)
             pair_len = lengths[ref_ids]
             ref_len = np.zeros(n_rows)
             for k, mat in enumerate(analysis.matrices):
