@@ -25,7 +25,7 @@ from .analysis.layers import analysis_memo, cache_dir, task_memo
 from .analysis.supplied import using_trees
 from .analysis.trees import tree_ids
 from .errors import InputError, OptionError
-from .metrics.base import Candidates, Metric, Rows, TextIndex, analyser_versions
+from .metrics.base import Candidates, Metric, Rows, TextIndex, analyser_versions, group_slice
 from .metrics.registry import get_metric, is_model_file
 from .metrics.sets import expand_metric_sets
 from .testbed import SuppliedTrees, Testbed
@@ -244,20 +244,74 @@ def _chunkable(metric: Metric) -> bool:
     return metric.rows_independent or metric.corpus_wide
 
 
-def _bound_to_corpus(tasks: List[tuple], rows: Optional[Rows]) -> List[tuple]:
-    """``tasks`` with each chunk of a ``corpus_wide`` metric scored by one copy of the metric bound to the
-    counts over every row's references (:meth:`~Metric.for_corpus`, computed here once per metric), so its
-    chunks score as one call."""
-    bound: Dict[int, Metric] = {}
-    out = []
+#: Fewer distinct reference texts than this for the corpus-wide counts of a run: counted in this process,
+#: not worth starting worker processes for (100,000 references take 7.7 s for NIST, 6.5 s for CIDEr).
+PARALLEL_COUNT_MIN_TEXTS = 20000
+
+
+def _count_slice(metric: Metric, texts: List[str], group_ptr: np.ndarray, group_ids: np.ndarray,
+                 weight: np.ndarray):
+    """The counts of a slice of a ``corpus_wide`` metric's reference groups, from an analysis of their texts
+    alone (dropped with the task)."""
+    metric.check_resources()
+    with task_memo():
+        return metric.count_references(metric.analyse(texts), group_ptr, group_ids, weight)
+
+
+class _CountMerge:
+    """The slice counts of one metric merged as they come: pending slices are merged into the total once they
+    hold as many n-grams as it (so each n-gram is re-sorted a logarithmic number of times), then dropped."""
+
+    def __init__(self) -> None:
+        self.total = None
+        self.pending: list = []
+
+    def add(self, counts) -> None:
+        self.pending.append(counts)
+        if self.total is None or sum(c.size for c in self.pending) >= self.total.size:
+            self.total = type(counts).merge(([self.total] if self.total is not None else []) + self.pending)
+            self.pending = []
+
+    def result(self):
+        if self.pending:
+            self.total = type(self.pending[0]).merge(([self.total] if self.total is not None else []) + self.pending)
+        return self.total
+
+
+def _bound_to_corpus(testbed: Testbed, tasks: List[tuple], rows: Rows, jobs: int, progress: bool) -> List[tuple]:
+    """``tasks`` with each chunk of a ``corpus_wide`` metric scored by one copy of the metric bound to its
+    counts over every reference of ``rows`` (:meth:`~Metric.with_counts`), so its chunks score as one call.
+
+    The counts are made a slice of reference groups at a time (as many groups as the metric's chunks have
+    rows, so a slice's texts are no more than a chunk's), in worker processes when there are many
+    references (:data:`PARALLEL_COUNT_MIN_TEXTS`), and merged by n-gram content as they come.
+    """
+    from .parallel import run_tasks
+
+    steps: Dict[int, int] = {}
+    metrics: Dict[int, Metric] = {}
     for task in tasks:
         if task[0] is _score_row_chunk and task[1].corpus_wide:
-            metric = bound.get(id(task[1]))
-            if metric is None:
-                metric = bound[id(task[1])] = task[1].for_corpus(rows)
-            task = (task[0], metric) + tuple(task[2:])
-        out.append(task)
-    return out
+            metrics[id(task[1])] = task[1]
+            steps[id(task[1])] = max(steps.get(id(task[1]), 0), task[2].stop - task[2].start)
+    slices, owners = [], []
+    for key, metric in metrics.items():
+        group_ptr, group_ids, weight = metric.reference_groups(rows.ref_ptr, rows.ref_ids)
+        for start in range(0, max(len(weight), 1), steps[key]):
+            slices.append((_trees_for(testbed, metric), _count_slice, metric)
+                          + group_slice(rows.texts, group_ptr, group_ids, weight, start,
+                                        min(start + steps[key], len(weight))))
+            owners.append(key)
+    merges = {key: _CountMerge() for key in metrics}
+    texts = sum(len(s[3]) for s in slices)
+    run_tasks(_call_with_trees, slices, jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, progress,
+              "reference counts", on_result=lambda i, counts: merges[owners[i]].add(counts), keep=False,
+              weights=[float(len(s[3])) for s in slices],
+              sent=[cache_dir() is not None or not _costly_layers(s[2]) for s in slices])
+    del slices
+    bound = {key: metric.with_counts(merges[key].result()) for key, metric in metrics.items()}
+    return [(t[0], bound[id(t[1])]) + tuple(t[2:]) if t[0] is _score_row_chunk and id(t[1]) in bound else t
+            for t in tasks]
 
 
 def _chars_per_row(rows: Rows) -> float:
@@ -317,8 +371,7 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
         if any(chunk and t[1].corpus_wide for t, chunk in zip(tasks, chunks)):
-            with using_trees(testbed.trees):
-                tasks = _bound_to_corpus(tasks, rows)
+            tasks = _bound_to_corpus(testbed, tasks, rows, jobs, progress)
             calls = [call[:2] + tuple(t[1:]) for call, t in zip(calls, tasks)]
         run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
                   weights=[_task_weight(t) for t in tasks], sent=sent, keep=False,

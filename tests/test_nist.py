@@ -221,3 +221,29 @@ def test_a_table_refuses_ngrams_without_their_prefix():
     counts = NgramCounts([["a", "b"]], 2)
     with pytest.raises(ValueError, match="prefixes"):
         NgramTable.of(counts, [np.array([False, True]), np.array([True])])
+
+
+def test_reference_counts_made_a_slice_at_a_time_and_merged_equal_one_count(wmt12_de_en):
+    """Counts of groups of references made in slices (each its own analysis and table) and merged by content
+    equal the counts of one analysis of them all, table and counts exactly, in any order of the slices."""
+    from combo.analysis.ngrams import NgramCounts, count_reference_groups, merge_reference_counts
+
+    ref, systems = wmt12_de_en
+    texts = _tok(ref[:400]) + _tok(systems[sorted(systems)[1]][:400])
+    ptr = np.arange(0, 801, 2)  # 400 groups of two texts: a reference and an output
+    ids = np.arange(800)
+    weight = np.arange(1, 401, dtype=np.float64) % 7
+    for presence in (False, True):
+        whole = count_reference_groups(NgramCounts(texts, 5), ptr, ids, weight, presence)
+        parts = []
+        for start, stop in ((0, 150), (150, 151), (151, 400)):
+            lo, hi = ptr[start], ptr[stop]
+            parts.append(count_reference_groups(NgramCounts(texts[lo:hi], 5), ptr[start:stop + 1] - lo,
+                                                np.arange(hi - lo), weight[start:stop], presence))
+        for order in ([0, 1, 2], [2, 0, 1]):
+            merged = merge_reference_counts([parts[k] for k in order])
+            assert merged.table.tokens == whole.table.tokens
+            assert all(np.array_equal(a, b) for a, b in zip(merged.table.keys, whole.table.keys))
+            assert all(np.array_equal(a, b) for a, b in zip(merged.counts, whole.counts))
+            assert (merged.words, merged.weight) == (whole.words, whole.weight)
+        assert whole.words == float(weight @ np.add.reduceat([len(t) for t in texts], ptr[:-1]))

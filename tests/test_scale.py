@@ -238,6 +238,32 @@ def test_corpus_wide_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en)
     assert not np.array_equal(_score_row_chunk(metric, alone)[0], whole[0][:n // 3])
 
 
+def test_corpus_counts_made_in_slices_by_workers_give_one_calls_scores(monkeypatch, wmt12_de_en):
+    """Under a small budget the corpus-wide counts are made a slice of references at a time, here in two
+    worker processes, and merged as they come: the scores still equal one call's to the last bit."""
+    import combo.parallel as parallel
+    import combo.scoring as scoring
+
+    ref, systems = wmt12_de_en
+    tb = _testbed(ref, systems, n=2600, extra_refs=1)  # 2,600 reference sets of two, 10,400 rows
+    metrics = ["nist", "cider:document_frequency=rows"]
+    whole = score_testbed(tb, metrics)
+    monkeypatch.setattr(scoring, "PARALLEL_COUNT_MIN_TEXTS", 1)
+    counted = []
+    real = parallel.run_tasks
+
+    def run_tasks(func, calls, jobs=1, progress=False, desc="tasks", **kwargs):
+        if desc == "reference counts":
+            counted.append((len(calls), jobs))
+        return real(func, calls, jobs, progress, desc, **kwargs)
+
+    monkeypatch.setattr(parallel, "run_tasks", run_tasks)
+    sliced = score_testbed(tb, metrics, memory="1K", jobs=2)
+    assert counted == [(9, 2)]  # 1,024 groups a slice: NIST 5,198 distinct references (6), CIDEr 2,600 sets (3)
+    assert np.array_equal(whole.segment, sliced.segment) and np.array_equal(whole.system, sliced.system)
+    assert multiprocessing.active_children() == []
+
+
 def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monkeypatch, tmp_path):
     import combo
     import combo.scoring as scoring

@@ -13,7 +13,7 @@ within a set of texts never recounts an n-gram.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -267,3 +267,73 @@ class NgramTable:
                 found &= table[at] == key
             out.append(np.where(found, at, -1))
         return out
+
+
+class ReferenceCounts(NamedTuple):
+    """Weighted counts of the n-grams of groups of reference texts, keyed by content (``table``); counts of
+    disjoint groups add up (:func:`merge_reference_counts`), so they can be made a slice of groups at a time.
+
+    ``counts[n-1][j]`` is ``sum_g w_g v_g(j)`` for n-gram ``j`` of ``table``, where ``v_g`` is the count of
+    the n-gram in group ``g`` (its largest count in one text of the group) or, with ``presence``, 1 if it
+    occurs there; ``words`` is ``sum_g w_g`` times the words of the group's texts, ``weight`` is ``sum_g w_g``.
+    """
+
+    table: NgramTable
+    counts: List[np.ndarray]
+    words: float
+    weight: float
+
+    @property
+    def size(self) -> int:
+        """The number of n-grams counted, all orders."""
+        return sum(len(c) for c in self.counts)
+
+    @staticmethod
+    def merge(parts: Sequence["ReferenceCounts"]) -> "ReferenceCounts":
+        return merge_reference_counts(parts)
+
+
+def count_reference_groups(analysis: NgramCounts, group_ptr: np.ndarray, group_ids: np.ndarray,
+                           group_weight: np.ndarray, presence: bool = False) -> ReferenceCounts:
+    """The :class:`ReferenceCounts` of groups ``group_ids[group_ptr[g]:group_ptr[g+1]]`` of the texts of
+    ``analysis``, group ``g`` weighing ``group_weight[g]``."""
+    weight = np.asarray(group_weight, dtype=np.float64)
+    counts = []
+    for matrix in analysis.matrices:
+        per_group = group_max(matrix, group_ptr, group_ids).tocsr()
+        if presence:
+            per_group.data[:] = 1.0
+        counts.append(np.asarray(per_group.T @ weight).ravel())
+    table, local_of = NgramTable.of(analysis, [c > 0 for c in counts])
+    lengths = np.bincount(np.repeat(np.arange(len(weight)), np.diff(group_ptr)),
+                          weights=analysis.lengths[group_ids], minlength=len(weight))
+    return ReferenceCounts(table, [c[local] for c, local in zip(counts, local_of)], float(weight @ lengths),
+                           float(weight.sum()))
+
+
+def merge_reference_counts(parts: Sequence[ReferenceCounts]) -> ReferenceCounts:
+    """The counts of the union of the parts' groups: n-grams matched by content, counts added (integers,
+    so exactly, in any order of the parts)."""
+    if len(parts) == 1:
+        return parts[0]
+    tokens = sorted(set().union(*(p.table.tokens for p in parts)))
+    index = {token: i for i, token in enumerate(tokens)}
+    width = np.int64(len(tokens) + 1)
+    token_maps = [np.fromiter((index[t] for t in p.table.tokens), dtype=np.int64, count=len(p.table.tokens))
+                  for p in parts]
+    counts = [np.zeros(len(tokens))]
+    for p, tmap in zip(parts, token_maps):
+        counts[0][tmap] += p.counts[0]  # a part's tokens are distinct
+    keys, maps = [], token_maps
+    for n in range(2, parts[0].table.max_order + 1):
+        own = [p.table.keys[n - 2] for p in parts]
+        merged = np.concatenate([prev[key // (len(p.table.tokens) + 1)] * width + tmap[key % (len(p.table.tokens) + 1)]
+                                 for p, key, prev, tmap in zip(parts, own, maps, token_maps)])
+        unique, inverse = np.unique(merged, return_inverse=True)
+        inverse = inverse.ravel()
+        counts.append(np.bincount(inverse, weights=np.concatenate([p.counts[n - 1] for p in parts]),
+                                  minlength=len(unique)))
+        keys.append(unique)
+        maps = np.split(inverse, np.cumsum([len(k) for k in own])[:-1])
+    return ReferenceCounts(NgramTable(tokens, keys), counts, float(sum(p.words for p in parts)),
+                           float(sum(p.weight for p in parts)))

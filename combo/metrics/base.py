@@ -105,12 +105,6 @@ class Rows:
             w = np.asarray([x for ws in weights for x in ws], dtype=np.float64)
         return cls(idx.texts, hyp_ids, ref_ptr, np.asarray(flat, dtype=np.int64), w)
 
-    def references(self) -> Tuple[List[str], np.ndarray, np.ndarray]:
-        """The distinct reference texts (in text-id order), how many times the rows use each, and ``ref_ids``
-        as indices into them: what a ``corpus_wide`` metric analyses to count over every reference."""
-        ids, local, occurrences = np.unique(self.ref_ids, return_inverse=True, return_counts=True)
-        return [self.texts[i] for i in ids.tolist()], occurrences, local.ravel().astype(np.int64)
-
 
 @dataclass
 class Candidates:
@@ -273,11 +267,36 @@ class Metric:
         """Scores from statistics of shape (..., k); ``segment_level`` selects sentence-level rules."""
         raise NotImplementedError
 
+    # -- corpus-wide counts (``corpus_wide`` metrics) ---------------------------------------------------
+    def reference_groups(self, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The groups of reference texts a ``corpus_wide`` metric counts over, for rows with references
+        ``ref_ids[ref_ptr[k]:ref_ptr[k+1]]``: ``(group_ptr, group_ids, group_weight)``, group ``g`` being the
+        texts ``group_ids[group_ptr[g]:group_ptr[g+1]]``."""
+        raise NotImplementedError
+
+    def count_references(self, analysis: Any, group_ptr: np.ndarray, group_ids: np.ndarray,
+                         group_weight: np.ndarray) -> Any:
+        """The counts of some groups (texts indexing ``analysis``); counts of disjoint groups add up."""
+        raise NotImplementedError
+
+    def with_counts(self, counts: Any) -> "Metric":
+        """A copy of this metric whose statistics use ``counts`` (of every group of a call)."""
+        raise NotImplementedError
+
     def for_corpus(self, rows: Rows) -> "Metric":
         """This metric bound to what its statistics need from all of ``rows`` (a ``corpus_wide`` metric: a
         copy carrying the counts over their references, so any chunk of the rows scores as in one call);
-        the metric itself otherwise."""
-        return self
+        the metric itself otherwise. The scoring module counts the groups a slice at a time instead."""
+        if not self.corpus_wide:
+            return self
+        group_ptr, group_ids, weight = self.reference_groups(rows.ref_ptr, rows.ref_ids)
+        texts, group_ptr, group_ids, weight = group_slice(rows.texts, group_ptr, group_ids, weight, 0, len(weight))
+        return self.with_counts(self.count_references(self.analyse(texts), group_ptr, group_ids, weight))
+
+    def own_corpus(self, analysis: Any, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Any:
+        """What the statistics of one call read when the metric is not bound: the counts of its own
+        references (texts of ``analysis``)."""
+        return self.with_counts(self.count_references(analysis, *self.reference_groups(ref_ptr, ref_ids))).corpus
 
     def with_corpus(self, corpus: Any) -> "Metric":
         """A copy of this metric whose statistics read ``corpus`` instead of counting over their rows."""
@@ -356,6 +375,15 @@ class Metric:
             analysis = self.analyse(list(texts)) if analysis is None else analysis
             stats = self.statistics(analysis, left, ptr, right, None)
         return np.asarray(self.score(stats, segment_level=True), dtype=np.float64).reshape(len(left))
+
+
+def group_slice(texts: Sequence[str], group_ptr: np.ndarray, group_ids: np.ndarray, weight: np.ndarray,
+                start: int, stop: int) -> Tuple[List[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Groups ``start:stop`` of reference groups over ``texts`` as their own texts and groups indexing them."""
+    lo, hi = group_ptr[start], group_ptr[stop]
+    needed, local = np.unique(group_ids[lo:hi], return_inverse=True)
+    return ([texts[i] for i in needed.tolist()], group_ptr[start:stop + 1] - lo, local.ravel().astype(np.int64),
+            np.asarray(weight[start:stop], dtype=np.float64))
 
 
 @contextmanager

@@ -25,7 +25,7 @@ from scipy import sparse
 from ..errors import InputError
 from ..analysis.layers import annotate, get_layer
 from ..analysis.ngrams import NgramCounts
-from .base import Metric, Option, Rows
+from .base import Metric, Option
 from .pairwise_metric import PairwiseMetric, named_column_sums
 from .lexical.nist import NIST
 from .registry import register
@@ -257,11 +257,15 @@ class ShallowNIST(Metric):
     def check_resources(self) -> None:
         get_layer("shallow").check()
 
-    def for_corpus(self, rows: Rows) -> "ShallowNIST":
-        """A copy whose statistics use the information weights of the tags of all of ``rows``' references."""
-        texts, occurrences, _ = rows.references()
+    def reference_groups(self, ref_ptr, ref_ids):
+        return self._nist.reference_groups(ref_ptr, ref_ids)
+
+    def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight):
+        return self._nist.count_references(analysis, group_ptr, group_ids, group_weight)
+
+    def with_counts(self, counts) -> "ShallowNIST":
         bound = copy.copy(self)
-        bound._nist = self._nist.with_corpus(self._nist.reference_weights(self.analyse(texts), occurrences))
+        bound._nist = self._nist.with_counts(counts)
         return bound
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:

@@ -23,23 +23,15 @@ Reference weights are not used (CIDEr-D has no weighted form).
 
 from __future__ import annotations
 
-from typing import List, NamedTuple, Sequence
+from typing import List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
 
-from ...analysis.ngrams import NgramCounts, NgramTable, group_max, reference_sets
+from ...analysis.ngrams import NgramCounts, NgramTable, ReferenceCounts, count_reference_groups, reference_sets
 from ...analysis.tokenize import TOKENIZERS, tokenize_all
-from ..base import Metric, Option, Rows, safe_divide
+from ..base import Metric, Option, safe_divide
 from ..registry import register
-
-
-def document_frequencies(matrix: sparse.csr_matrix, set_ptr: np.ndarray, set_ids: np.ndarray,
-                         set_weight: np.ndarray) -> np.ndarray:
-    """``df_k = sum_s w_s [n-gram k occurs in a reference of set s]`` (Vedantam et al. 2015, eq. 1)."""
-    present = group_max(matrix, set_ptr, set_ids).tocsr()
-    present.data[:] = 1.0
-    return np.asarray(present.T @ set_weight).ravel()
 
 
 class ReferenceIdf(NamedTuple):
@@ -57,23 +49,14 @@ class ReferenceIdf(NamedTuple):
                 for ids, idf in zip(self.table.ids_of(analysis), self.idfs)]
 
 
-def reference_idf(analysis: NgramCounts, ref_ptr: np.ndarray, ref_ids: np.ndarray, per_row: bool) -> ReferenceIdf:
-    """The idf of every n-gram of the rows' reference sets ``ref_ids[ref_ptr[k]:ref_ptr[k+1]]`` (eq. 1).
+def reference_idf(counts: ReferenceCounts) -> ReferenceIdf:
+    """The idf (eq. 1) of every n-gram of the reference sets, from their document frequencies (``counts``:
+    each set weighing 1, or as coco-caption the number of rows that have it); ``|I|`` is the sets' weight.
 
-    ``df`` counts each distinct non-empty set once, or (``per_row``, as
-    coco-caption) once per row that has it; ``|I|`` is that count of sets.
+    Computed in table order (by content), so one call and a chunk at a time get the same idf to the last bit.
     """
-    sizes = np.diff(ref_ptr)
-    row_set, set_ptr, set_ids = reference_sets(ref_ptr, ref_ids)
-    if per_row:
-        set_weight = np.bincount(row_set[sizes > 0], minlength=len(set_ptr) - 1).astype(np.float64)
-    else:
-        set_weight = (np.diff(set_ptr) > 0).astype(np.float64)
-    dfs = [document_frequencies(matrix, set_ptr, set_ids, set_weight) for matrix in analysis.matrices]
-    table, local_of = NgramTable.of(analysis, [df > 0 for df in dfs])
-    log_n = np.log(max(set_weight.sum(), 1.0))
-    return ReferenceIdf(table, [log_n - np.log(df[local]) for df, local in zip(dfs, local_of)],
-                        float(log_n - np.log(1.0)))
+    log_n = np.log(max(counts.weight, 1.0))
+    return ReferenceIdf(counts.table, [log_n - np.log(df) for df in counts.counts], float(log_n - np.log(1.0)))
 
 
 def tfidf(matrix: sparse.csr_matrix, idf: np.ndarray) -> sparse.csr_matrix:
@@ -116,11 +99,22 @@ class CIDErD(Metric):
 
     corpus_wide = True
 
-    def for_corpus(self, rows: Rows) -> "CIDErD":
-        """A copy whose statistics use the idf of all of ``rows``' reference sets."""
-        texts, _, local_ids = rows.references()
-        return self.with_corpus(reference_idf(self.analyse(texts), rows.ref_ptr, local_ids,
-                                              per_row=self.params["document_frequency"] == "rows"))
+    def reference_groups(self, ref_ptr, ref_ids) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct non-empty reference sets, each weighing 1 (``segments``) or its number of rows (``rows``)."""
+        sizes = np.diff(ref_ptr)
+        row_set, set_ptr, set_ids = reference_sets(ref_ptr, ref_ids)
+        if self.params["document_frequency"] == "rows":
+            weight = np.bincount(row_set[sizes > 0], minlength=len(set_ptr) - 1).astype(np.float64)
+        else:
+            weight = (np.diff(set_ptr) > 0).astype(np.float64)
+        return set_ptr, set_ids, weight
+
+    def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight) -> ReferenceCounts:
+        """Document frequencies: ``df_k = sum_s w_s [n-gram k occurs in a reference of set s]``."""
+        return count_reference_groups(analysis, group_ptr, group_ids, group_weight, presence=True)
+
+    def with_counts(self, counts: ReferenceCounts) -> "CIDErD":
+        return self.with_corpus(reference_idf(counts))
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         tokens = tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
@@ -152,7 +146,7 @@ class CIDErD(Metric):
         sizes = np.diff(ref_ptr)
         corpus = self.corpus
         if corpus is None:  # one call: the idf of its own reference sets
-            corpus = reference_idf(analysis, ref_ptr, ref_ids, per_row=self.params["document_frequency"] == "rows")
+            corpus = self.own_corpus(analysis, ref_ptr, ref_ids)
         idfs = corpus.of(analysis)
         stats = np.zeros((rows, 2))
         stats[:, 1] = 1.0

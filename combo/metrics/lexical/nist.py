@@ -18,14 +18,15 @@ the raw value is kept, as mteval and NLTK report it.
 from __future__ import annotations
 
 import math
-from typing import List, NamedTuple, Optional, Sequence
+from typing import List, NamedTuple, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
 
-from ...analysis.ngrams import NgramCounts, NgramTable, group_max, reference_sets
+from ...analysis.ngrams import (NgramCounts, NgramTable, ReferenceCounts, count_reference_groups, group_max,
+                                reference_sets)
 from ...analysis.tokenize import TOKENIZERS, tokenize_all
-from ..base import Metric, Option, Rows
+from ..base import Metric, Option
 from ..registry import register
 
 # Doddington 2002, eq. 3: penalty 0.5 at a length ratio of 2/3.
@@ -64,29 +65,24 @@ class ReferenceWeights(NamedTuple):
                 for ids, w in zip(self.table.ids_of(analysis), self.weights)]
 
 
-def reference_weights(analysis: NgramCounts, reference_occurrences: np.ndarray,
-                      nltk_rounding: bool = False) -> ReferenceWeights:
-    """``Info`` (eq. 2) of every n-gram of the references, text ``t`` used ``reference_occurrences[t]`` times.
+def information_weights(counts: ReferenceCounts, nltk_rounding: bool = False) -> ReferenceWeights:
+    """``Info`` (eq. 2) of every n-gram of the references, from their counts (each reference counted once per
+    row that uses it); ``count(w1..wn-1)`` of a unigram is the number of reference words.
 
-    ``count(w1..wn-1)`` of a unigram is the number of reference words. The
-    weights are computed in table order (by content), so any texts analysed
-    with the same references give the same weights to the last bit.
-    ``nltk_rounding`` computes each weight with ``math.log(x, 2)`` as NLTK does
-    (``np.log2`` may differ in the last bit, which decides NLTK's ties between references).
+    The weights are computed in table order (by content), so any texts
+    analysed with the same references, in one call or a chunk at a time,
+    get the same weights to the last bit. ``nltk_rounding`` computes each
+    weight with ``math.log(x, 2)`` as NLTK does (``np.log2`` may differ in
+    the last bit, which decides NLTK's ties between references).
     """
-    occ = np.asarray(reference_occurrences, dtype=np.float64)
-    counts = [np.asarray(mat.T @ occ).ravel() for mat in analysis.matrices]
-    table, local_of = NgramTable.of(analysis, [c > 0 for c in counts])
-    total_words = float(occ @ analysis.lengths)
     weights, previous = [], None
-    for n in range(1, len(counts) + 1):
-        count = counts[n - 1][local_of[n - 1]]
-        context = np.full(len(count), total_words) if n == 1 else previous[table.prefixes(n)]
+    for n, count in enumerate(counts.counts, start=1):
+        context = np.full(len(count), counts.words) if n == 1 else previous[counts.table.prefixes(n)]
         ratio = context / count
         weights.append(np.asarray([math.log(r, 2) for r in ratio.tolist()], dtype=np.float64) if nltk_rounding
                        else np.log2(ratio))
         previous = count
-    return ReferenceWeights(table, weights)
+    return ReferenceWeights(counts.table, weights)
 
 
 def first_positions(analysis: NgramCounts, order: int):
@@ -176,14 +172,16 @@ class NIST(Metric):
 
     corpus_wide = True
 
-    def for_corpus(self, rows: Rows) -> "NIST":
-        """A copy whose statistics use the information weights of all of ``rows``' references."""
-        texts, occurrences, _ = rows.references()
-        return self.with_corpus(self.reference_weights(self.analyse(texts), occurrences))
+    def reference_groups(self, ref_ptr, ref_ids) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each distinct reference alone, weighing the number of rows that use it."""
+        ids, occurrences = np.unique(ref_ids, return_counts=True)
+        return np.arange(len(ids) + 1, dtype=np.int64), ids, occurrences.astype(np.float64)
 
-    def reference_weights(self, analysis: NgramCounts, occurrences: np.ndarray) -> ReferenceWeights:
-        """The information weights of the references of ``analysis`` (text ``t`` used ``occurrences[t]`` times)."""
-        return reference_weights(analysis, occurrences, nltk_rounding=self.params["multi_ref"] == "nltk")
+    def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight) -> ReferenceCounts:
+        return count_reference_groups(analysis, group_ptr, group_ids, group_weight)
+
+    def with_counts(self, counts: ReferenceCounts) -> "NIST":
+        return self.with_corpus(information_weights(counts, nltk_rounding=self.params["multi_ref"] == "nltk"))
 
     def tokens(self, texts: Sequence[str]):
         return tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
@@ -201,7 +199,7 @@ class NIST(Metric):
         lengths = analysis.lengths.astype(np.float64)
         corpus = self.corpus
         if corpus is None:  # one call: the weights of its own references
-            corpus = self.reference_weights(analysis, np.bincount(ref_ids, minlength=analysis.n_texts))
+            corpus = self.own_corpus(analysis, ref_ptr, ref_ids)
         weights = corpus.of(analysis)
         stats = np.zeros((n_rows, 2 + 2 * n_order))
         stats[:, 0] = lengths[hyp_ids]
