@@ -12,6 +12,7 @@ within a set of texts never recounts an n-gram.
 
 from __future__ import annotations
 
+import weakref
 from itertools import chain
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -175,7 +176,14 @@ def pair_matches(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray)
 
 def ngram_parts(analysis: NgramCounts, order: int) -> Tuple[np.ndarray, np.ndarray]:
     """Per n-gram id of ``order`` (at least 2): the id of its (n-1)-gram prefix and of its last token
-    (-1 for a column no n-gram uses)."""
+    (-1 for a column no n-gram uses); kept with the analysis."""
+    parts = analysis.__dict__.setdefault("_parts", {})
+    if order not in parts:
+        parts[order] = _ngram_parts(analysis, order)
+    return parts[order]
+
+
+def _ngram_parts(analysis: NgramCounts, order: int) -> Tuple[np.ndarray, np.ndarray]:
     ids = analysis.ngram_ids[order - 1]
     positions = np.flatnonzero(ids >= 0)
     n_grams = analysis.matrices[order - 1].shape[1]
@@ -199,9 +207,10 @@ class NgramTable:
         self.tokens = tokens
         self.keys = keys  # per order >= 2: prefix table id * (len(tokens) + 1) + last token's, ascending
         self._index: Optional[Dict[str, int]] = None
+        self._source: Optional[tuple] = None  # (weak reference to the analysis it was made of, ids_of that analysis)
 
     def __getstate__(self) -> dict:  # sent to workers without the token index, which is rebuilt there
-        return {"tokens": self.tokens, "keys": self.keys, "_index": None}
+        return {"tokens": self.tokens, "keys": self.keys, "_index": None, "_source": None}
 
     @property
     def index(self) -> Dict[str, int]:
@@ -245,10 +254,14 @@ class NgramTable:
             local_of.append(kept[order])
             table_of.append(np.full(len(prefix), -1, dtype=np.int64))
             table_of[-1][kept[order]] = np.arange(len(kept))
-        return cls(tokens, keys), local_of
+        table = cls(tokens, keys)
+        table._source = (weakref.ref(analysis), table_of)
+        return table, local_of
 
     def ids_of(self, analysis: NgramCounts) -> List[np.ndarray]:
         """Per order, the table id of each n-gram id of ``analysis`` (-1: not in the table)."""
+        if self._source is not None and self._source[0]() is analysis:  # the analysis the table was made of
+            return self._source[1]
         index = self.index
         words = analysis.vocabulary.index
         tokens = np.fromiter((index.get(w, -1) for w in words), dtype=np.int64, count=len(words))

@@ -98,6 +98,7 @@ class CIDErD(Metric):
     }
 
     corpus_wide = True
+    analysis_bytes_per_char = 32.0  # n-gram counts (tracemalloc over 10,000 WMT12 de-en rows)
 
     def reference_groups(self, ref_ptr, ref_ids) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct non-empty reference sets, each weighing 1 (``segments``) or its number of rows (``rows``)."""

@@ -171,6 +171,7 @@ class NIST(Metric):
     }
 
     corpus_wide = True
+    analysis_bytes_per_char = 34.0  # n-gram counts (tracemalloc over 10,000 WMT12 de-en rows)
 
     def reference_groups(self, ref_ptr, ref_ids) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each distinct reference alone, weighing the number of rows that use it."""
