@@ -172,6 +172,31 @@ def _spawn_is_safe() -> bool:
     return getattr(getattr(main, "main", None), "__module__", "") == "combo.cli"  # the console script
 
 
+#: When every task is sent, a parent process smaller than this still forks its workers: a forked worker can copy
+#: at most the parent's pages (WMT12 de-en's parent holds 100 MB), while a spawned one first spends about a
+#: second importing combo. Above it (a million lines: over 1 GB) the workers are spawned (:func:`_run_pool`).
+SPAWN_ABOVE_BYTES = 512 * 2 ** 20
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory (its peak where /proc is not there)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _start_method(sent: Optional[Sequence[bool]]) -> str:
+    """How the pool starts its workers: ``spawn`` (fresh interpreters sharing nothing) when every task is sent,
+    spawning is safe here and this process is large enough for copied pages to matter; else ``fork``."""
+    if sent is not None and all(sent) and _spawn_is_safe() and _resident_bytes() > SPAWN_ABOVE_BYTES:
+        return "spawn"
+    return "fork"
+
+
 def _run_forked(index: int):
     return _FUNC(*_TASKS[index])
 
@@ -191,10 +216,11 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     (a chunk of rows and its texts), pickled to the worker that runs it
     instead of shared copy-on-write: a forked worker that touches shared
     objects (their reference counts, free blocks of the parent's allocator)
-    copies every page they lie on. When every task is sent, the workers are
-    fresh interpreters (``spawn``) that share nothing with this process, so
-    its memory is never copied; unless this process runs a user's script
-    (:func:`_spawn_is_safe`), which a spawned worker would import again. ``keep=False``: results go to ``on_result``
+    copies every page they lie on. When every task is sent and this process
+    holds more than :data:`SPAWN_ABOVE_BYTES`, the workers are fresh
+    interpreters (``spawn``) that share nothing with it, so its memory is
+    never copied; unless it runs a user's script (:func:`_spawn_is_safe`),
+    which a spawned worker would import again. ``keep=False``: results go to ``on_result``
     alone and are not held until the end (the returned list is all None). ``groups[i]``: tasks of one group
     (the chunks of one metric) share a cost each worker pays once, on its first task of the group (loading
     WordNet and looking up its words for METEOR: 5.7 s, against 1.2 s for a chunk of 16,000 rows), so local
@@ -250,11 +276,11 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
         order.sort(key=lambda i: -weights[i])
     results: List[Any] = [None] * len(tasks)
     _TASKS, _FUNC = tasks, func
-    all_sent = sent is not None and all(sent) and _spawn_is_safe()
+    method = _start_method(sent)
     gc.freeze()  # forked workers' collections then never write to the parent's objects, which stay shared
     try:
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                 mp_context=multiprocessing.get_context("spawn" if all_sent else "fork")) as pool:
+                                 mp_context=multiprocessing.get_context(method)) as pool:
             def submit(i):
                 return pool.submit(func, *tasks[i]) if sent is not None and sent[i] else pool.submit(_run_forked, i)
 

@@ -323,12 +323,28 @@ def test_the_command_line_scores_chunks_in_spawned_workers_with_the_same_result(
     (tmp_path / "references" / "ref.txt").write_text("\n".join(ref[:1500]) + "\n", encoding="utf-8")
     (tmp_path / "systems" / "onlineB.txt").write_text("\n".join(systems["onlineB"][:1500]) + "\n", encoding="utf-8")
     args = ["score", "--testbed", str(tmp_path), "-m", "bleu,chrf", "--level", "segment", "-q"]
-    # two chunks of rows per metric: spawned workers (python -m combo.cli may spawn), against one job in here
-    proc = subprocess.run([sys.executable, "-m", "combo.cli", *args, "-j", "2"], capture_output=True, text=True)
+    # two chunks of rows per metric: spawned workers (the command line may spawn; here spawning is asked for
+    # whatever the process's size), against one job in here
+    run = ("import sys, combo.parallel; combo.parallel.SPAWN_ABOVE_BYTES = 0; from combo.cli import main; "
+           "main(sys.argv[1:])")
+    proc = subprocess.run([sys.executable, "-c", run, *args, "-j", "2"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     one = CliRunner().invoke(main, [*args, "-j", "1"])
     assert proc.stdout == one.stdout and len(one.stdout.splitlines()) == 1501
     assert not _spawn_is_safe()  # under pytest, a script's process: workers are forked, never spawned
+
+
+def test_workers_are_spawned_only_for_a_large_process_whose_tasks_are_all_sent(monkeypatch):
+    import combo.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_spawn_is_safe", lambda: True)
+    monkeypatch.setattr(parallel, "_resident_bytes", lambda: parallel.SPAWN_ABOVE_BYTES + 1)
+    assert parallel._start_method([True, True]) == "spawn"
+    assert parallel._start_method([True, False]) == "fork" and parallel._start_method(None) == "fork"
+    monkeypatch.setattr(parallel, "_resident_bytes", lambda: parallel.SPAWN_ABOVE_BYTES // 2)
+    assert parallel._start_method([True, True]) == "fork"  # a small process: forking copies little, starts at once
+    monkeypatch.undo()
+    assert 10 * 2 ** 20 < parallel._resident_bytes() < 2 ** 40  # this process, measured
 
 
 def test_chunked_reference_pairs_equal_one_call(wmt12_de_en):
