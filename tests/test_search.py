@@ -105,6 +105,35 @@ def test_a_search_with_two_jobs_equals_one_job():
         assert a == b
 
 
+def test_a_search_sends_sets_to_workers_only_when_one_takes_long_enough(monkeypatch):
+    """One set is timed first: the example's sets take milliseconds, so two jobs evaluate them here (a batch sent to
+    forked workers costs more than it saves); sets slower than PARALLEL_SET_MIN_SECONDS go to the workers, with
+    the same search and the set timed first not evaluated again."""
+    import combo.evaluate as evaluate
+    import combo.parallel as parallel
+    from combo.io import load_testbed
+
+    tb = load_testbed(example_path())
+    metrics = ["bleu", "chrf", "ter", "rouge-l"]
+    table = score_testbed(tb, metrics)
+    refs = reference_scores(tb, table, metrics)
+    sent = []
+    real = parallel.run_tasks
+
+    def run_tasks(func, tasks, *args, **kwargs):
+        if func is evaluate._subset_quality:
+            sent.extend(tuple(t[1]) for t in tasks)
+        return real(func, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "run_tasks", run_tasks)
+    one = search_metric_sets(MetaEvaluator(tb, table, refs), "king").to_dict()
+    fast = search_metric_sets(MetaEvaluator(tb, table, refs, jobs=2), "king").to_dict()
+    assert fast == one and sent == []
+    monkeypatch.setattr(evaluate, "PARALLEL_SET_MIN_SECONDS", 0.0)
+    slow = search_metric_sets(MetaEvaluator(tb, table, refs, jobs=2), "king").to_dict()
+    assert slow == one and len(sent) >= 3 + 2 and (0,) not in sent and len(sent) == len(set(sent))
+
+
 def test_nan_quality_ranks_last():
     res = greedy([0, 1], lambda s: float("nan") if s == (0,) else 0.1)
     assert res.selected == [1]
