@@ -268,6 +268,30 @@ def _score_cache_folder(ctx, param, value) -> Optional[str]:
     return None if folder is None else str(folder)
 
 
+class _Jobs(click.ParamType):
+    """``--jobs``: a number of worker processes, or -1 for one per core (as scikit-learn's ``n_jobs``)."""
+
+    name = "N"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number: give a number of worker processes (e.g. 2), or -1 "
+                          "for one per core", param, ctx)
+        if number >= 1 or number == -1:
+            return number
+        self.fail(f"{number} worker processes: give 1 or more, or -1 for one per core", param, ctx)
+
+
+def jobs_option(help: str = "Worker processes (-1: one per core)."):
+    """``--jobs``/``-j`` of every command that runs tasks in parallel."""
+    return click.option("--jobs", "-j", type=_Jobs(), default=1, show_default=True, help=help)
+
+
 def score_cache_option(name: str = "cache"):
     """``--cache`` (the parameter ``name``) of every command that scores, and of ``combo cache info|clear``."""
     return click.option("--cache", name, type=click.Path(file_okay=False), default=None,
@@ -285,8 +309,8 @@ def score_cache_option(name: str = "cache"):
 @click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes: metrics, and chunks of rows of a large test bed, are scored in parallel.")
+@jobs_option("Worker processes (-1: one per core): metrics, and chunks of rows of a large test bed, are scored "
+             "in parallel.")
 @score_cache_option()
 @click.option("--quiet", "-q", is_flag=True, help="No progress (a bar on a terminal, a line every 10 s in a log).")
 @scale_options
@@ -504,7 +528,7 @@ def search_options(func):
         click.option("--king-ties", type=click.Choice(KING_TIES), default="count",
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
-        click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True),
+        jobs_option(),
         score_cache_option(),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
@@ -727,7 +751,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
               help="Cap references per segment with a seeded sample.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@jobs_option()
 @score_cache_option()
 @click.option("--quiet", "-q", is_flag=True)
 def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, search_criterion, strategy, mutt,
@@ -950,7 +974,7 @@ def _train_report(data, cv, options) -> dict:
 @click.option("--inner-folds", type=click.IntRange(min=0), default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set (0: none, the "
                    "middle of the grid).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@jobs_option()
 @score_cache_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
@@ -1157,7 +1181,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.option("--fluency/--no-fluency", default=True, show_default=True,
               help="Add the SICK+ fluency corruptions generated from the trials' sentences (shallow parser).")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True)
+@jobs_option()
 @score_cache_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None)

@@ -131,3 +131,14 @@ def test_metrics_command_lists_the_registry():
     assert res.exit_code == 0
     assert res.output.splitlines()[0].startswith("metric")
     assert any(line.startswith("bleu ") for line in res.output.splitlines())
+
+
+def test_jobs_takes_a_number_of_workers_or_minus_one_for_every_core():
+    """-1 is one worker per core (scikit-learn's n_jobs), with one job's output; 0, -2 and words are one line."""
+    one = run("score", "--testbed", "example", "-m", "bleu,chrf", "--level", "segment", "-q", "-j", "1")
+    every = run("score", "--testbed", "example", "-m", "bleu,chrf", "--level", "segment", "-q", "-j", "-1")
+    assert one.exit_code == every.exit_code == 0 and every.output == one.output
+    for bad in ("0", "-2", "two", "1.5"):
+        res = run("search", "--testbed", "example", "-m", "bleu", "-q", "--jobs", bad)
+        assert res.exit_code == 2 and "--jobs" in res.output and "-1 for one per core" in res.output, bad
+        assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
