@@ -82,7 +82,7 @@ def run(args, jobs: int, cache: Optional[str] = None):
     return wall, cpu, proc.stdout
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
@@ -92,7 +92,7 @@ def _positive(text: str) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(COMMANDS), help="comma-separated: " + ", ".join(COMMANDS))
-    ap.add_argument("--repeat", type=_positive, default=1, help="runs per job count (medians reported)")
+    ap.add_argument("--repeat", type=positive_int, default=1, help="runs per job count (medians reported)")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     names = args.only.split(",")

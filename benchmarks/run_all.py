@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 import bench_lexical  # the WMT12 de-en loader (this script runs from benchmarks/)
+from bench_jobs import positive_int  # a whole number of at least 1, else one usage line
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -202,7 +203,7 @@ def queen_pair(n_ref, n_cand=10, m=3, seed=0):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller sizes")
-    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--repeat", type=positive_int, default=2, help="runs per size (the best is kept)")
     ap.add_argument("--meteor", action="store_true", help="METEOR vs NLTK (needs NLTK_DATA with WordNet)")
     ap.add_argument("--plots", default=None, help="folder for the log-log plots (PNG)")
     ap.add_argument("--json", default=None)
