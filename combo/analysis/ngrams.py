@@ -230,6 +230,10 @@ class NgramTable:
         """Table id of the (n-1)-gram prefix of each n-gram of ``order`` (at least 2)."""
         return self.keys[order - 2] // (len(self.tokens) + 1)
 
+    def last_tokens(self, order: int) -> np.ndarray:
+        """Table id of the last token of each n-gram of ``order`` (at least 2)."""
+        return self.keys[order - 2] % (len(self.tokens) + 1)
+
     @classmethod
     def of(cls, analysis: NgramCounts, keep: Sequence[np.ndarray]) -> Tuple["NgramTable", List[np.ndarray]]:
         """The table of the n-grams ``keep[n-1]`` (a mask over the ids of order n) of ``analysis``, and per
@@ -339,14 +343,13 @@ def merge_reference_counts(parts: Sequence[ReferenceCounts]) -> ReferenceCounts:
         counts[0][tmap] += p.counts[0]  # a part's tokens are distinct
     keys, maps = [], token_maps
     for n in range(2, parts[0].table.max_order + 1):
-        own = [p.table.keys[n - 2] for p in parts]
-        merged = np.concatenate([prev[key // (len(p.table.tokens) + 1)] * width + tmap[key % (len(p.table.tokens) + 1)]
-                                 for p, key, prev, tmap in zip(parts, own, maps, token_maps)])
+        merged = np.concatenate([prev[p.table.prefixes(n)] * width + tmap[p.table.last_tokens(n)]
+                                 for p, prev, tmap in zip(parts, maps, token_maps)])
         unique, inverse = np.unique(merged, return_inverse=True)
         inverse = inverse.ravel()
         counts.append(np.bincount(inverse, weights=np.concatenate([p.counts[n - 1] for p in parts]),
                                   minlength=len(unique)))
         keys.append(unique)
-        maps = np.split(inverse, np.cumsum([len(k) for k in own])[:-1])
+        maps = np.split(inverse, np.cumsum([p.table.size(n) for p in parts])[:-1])  # each part's n-grams, merged
     return ReferenceCounts(NgramTable(tokens, keys), counts, float(sum(p.words for p in parts)),
                            float(sum(p.weight for p in parts)))
