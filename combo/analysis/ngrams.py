@@ -12,7 +12,6 @@ within a set of texts never recounts an n-gram.
 
 from __future__ import annotations
 
-import weakref
 from itertools import chain
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -79,6 +78,7 @@ class NgramCounts:
                                     shape=(n_texts, n_grams))
             mat.sum_duplicates()
             self.matrices.append(mat)
+        self._parts: Dict[int, Tuple[np.ndarray, np.ndarray]] = {}
 
     @property
     def n_texts(self) -> int:
@@ -87,6 +87,19 @@ class NgramCounts:
     def totals(self, order: int) -> np.ndarray:
         """Number of n-grams of ``order`` in each text: max(len - n + 1, 0)."""
         return np.maximum(self.lengths - order + 1, 0)
+
+    def parts(self, order: int) -> Tuple[np.ndarray, np.ndarray]:
+        """Per n-gram id of ``order`` (at least 2): the id of its (n-1)-gram prefix and of its last token
+        (-1 for a column no n-gram uses); computed once and kept with the analysis."""
+        if order not in self._parts:
+            ids = self.ngram_ids[order - 1]
+            positions = np.flatnonzero(ids >= 0)
+            prefix = np.full(self.matrices[order - 1].shape[1], -1, dtype=np.int64)
+            last = np.full(len(prefix), -1, dtype=np.int64)
+            prefix[ids[positions]] = self.ngram_ids[order - 2][positions]
+            last[ids[positions]] = self.ngram_ids[0][positions + order - 1]
+            self._parts[order] = prefix, last
+        return self._parts[order]
 
 
 def reference_sets(ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,26 +187,6 @@ def pair_matches(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray)
     return np.asarray(matrix[left].minimum(matrix[right]).sum(axis=1)).ravel()
 
 
-def ngram_parts(analysis: NgramCounts, order: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Per n-gram id of ``order`` (at least 2): the id of its (n-1)-gram prefix and of its last token
-    (-1 for a column no n-gram uses); kept with the analysis."""
-    parts = analysis.__dict__.setdefault("_parts", {})
-    if order not in parts:
-        parts[order] = _ngram_parts(analysis, order)
-    return parts[order]
-
-
-def _ngram_parts(analysis: NgramCounts, order: int) -> Tuple[np.ndarray, np.ndarray]:
-    ids = analysis.ngram_ids[order - 1]
-    positions = np.flatnonzero(ids >= 0)
-    n_grams = analysis.matrices[order - 1].shape[1]
-    prefix = np.full(n_grams, -1, dtype=np.int64)
-    last = np.full(n_grams, -1, dtype=np.int64)
-    prefix[ids[positions]] = analysis.ngram_ids[order - 2][positions]
-    last[ids[positions]] = analysis.ngram_ids[0][positions + order - 1]
-    return prefix, last
-
-
 class NgramTable:
     """A set of n-grams of orders ``1..N`` numbered by their content, so that analyses of different texts
     (the chunks of one test bed) can look them up.
@@ -207,10 +200,9 @@ class NgramTable:
         self.tokens = tokens
         self.keys = keys  # per order >= 2: prefix table id * (len(tokens) + 1) + last token's, ascending
         self._index: Optional[Dict[str, int]] = None
-        self._source: Optional[tuple] = None  # (weak reference to the analysis it was made of, ids_of that analysis)
 
     def __getstate__(self) -> dict:  # sent to workers without the token index, which is rebuilt there
-        return {"tokens": self.tokens, "keys": self.keys, "_index": None, "_source": None}
+        return {"tokens": self.tokens, "keys": self.keys, "_index": None}
 
     @property
     def index(self) -> Dict[str, int]:
@@ -248,7 +240,7 @@ class NgramTable:
         table_of[0][kept] = np.arange(len(kept))
         local_of, keys = [kept], []
         for n in range(2, len(keep) + 1):
-            prefix, last = ngram_parts(analysis, n)
+            prefix, last = analysis.parts(n)
             kept = np.flatnonzero(keep[n - 1])
             key = table_of[n - 2][prefix[kept]] * width + table_of[0][last[kept]]
             if len(key) and (table_of[n - 2][prefix[kept]].min() < 0 or table_of[0][last[kept]].min() < 0):
@@ -258,14 +250,16 @@ class NgramTable:
             local_of.append(kept[order])
             table_of.append(np.full(len(prefix), -1, dtype=np.int64))
             table_of[-1][kept[order]] = np.arange(len(kept))
-        table = cls(tokens, keys)
-        table._source = (weakref.ref(analysis), table_of)
-        return table, local_of
+        return cls(tokens, keys), local_of
+
+    def values_of(self, analysis: NgramCounts, values: Sequence[np.ndarray], absent: float) -> List[np.ndarray]:
+        """Per order, the value (``values[n-1][table id]``) of each n-gram id of ``analysis``; ``absent`` for
+        n-grams not in the table."""
+        return [np.where(ids >= 0, v[np.maximum(ids, 0)] if len(v) else absent, absent)
+                for ids, v in zip(self.ids_of(analysis), values)]
 
     def ids_of(self, analysis: NgramCounts) -> List[np.ndarray]:
         """Per order, the table id of each n-gram id of ``analysis`` (-1: not in the table)."""
-        if self._source is not None and self._source[0]() is analysis:  # the analysis the table was made of
-            return self._source[1]
         index = self.index
         words = analysis.vocabulary.index
         tokens = np.fromiter((index.get(w, -1) for w in words), dtype=np.int64, count=len(words))
@@ -273,7 +267,7 @@ class NgramTable:
         out[0][:len(tokens)] = tokens
         width = np.int64(len(self.tokens) + 1)
         for n in range(2, min(analysis.max_order, self.max_order) + 1):
-            prefix, last = ngram_parts(analysis, n)
+            prefix, last = analysis.parts(n)
             head = np.where(prefix >= 0, out[n - 2][np.maximum(prefix, 0)], -1)
             tail = np.where(last >= 0, tokens[np.maximum(last, 0)] if len(tokens) else -1, -1)
             key = head * width + tail

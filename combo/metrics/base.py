@@ -279,9 +279,14 @@ class Metric:
         """The counts of some groups (texts indexing ``analysis``); counts of disjoint groups add up."""
         raise NotImplementedError
 
+    def corpus_of(self, counts: Any) -> Any:
+        """What the statistics read from the counts of every group of a call (NIST's information weights,
+        CIDEr's idf)."""
+        raise NotImplementedError
+
     def with_counts(self, counts: Any) -> "Metric":
         """A copy of this metric whose statistics use ``counts`` (of every group of a call)."""
-        raise NotImplementedError
+        return self.with_corpus(self.corpus_of(counts))
 
     def for_corpus(self, rows: Rows) -> "Metric":
         """This metric bound to what its statistics need from all of ``rows`` (a ``corpus_wide`` metric: a
@@ -296,7 +301,7 @@ class Metric:
     def own_corpus(self, analysis: Any, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Any:
         """What the statistics of one call read when the metric is not bound: the counts of its own
         references (texts of ``analysis``)."""
-        return self.with_counts(self.count_references(analysis, *self.reference_groups(ref_ptr, ref_ids))).corpus
+        return self.corpus_of(self.count_references(analysis, *self.reference_groups(ref_ptr, ref_ids)))
 
     def with_corpus(self, corpus: Any) -> "Metric":
         """A copy of this metric whose statistics read ``corpus`` instead of counting over their rows."""

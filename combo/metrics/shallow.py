@@ -263,9 +263,12 @@ class ShallowNIST(Metric):
     def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight):
         return self._nist.count_references(analysis, group_ptr, group_ids, group_weight)
 
-    def with_counts(self, counts) -> "ShallowNIST":
+    def corpus_of(self, counts):
+        return self._nist.corpus_of(counts)
+
+    def with_corpus(self, corpus) -> "ShallowNIST":  # the statistics are lexical NIST's, over the tags
         bound = copy.copy(self)
-        bound._nist = self._nist.with_counts(counts)
+        bound._nist = self._nist.with_corpus(corpus)
         return bound
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:

@@ -45,8 +45,7 @@ class ReferenceIdf(NamedTuple):
 
     def of(self, analysis: NgramCounts) -> List[np.ndarray]:
         """Per order, the idf of each n-gram id of ``analysis``."""
-        return [np.where(ids >= 0, idf[np.maximum(ids, 0)] if len(idf) else 0.0, self.unseen)
-                for ids, idf in zip(self.table.ids_of(analysis), self.idfs)]
+        return self.table.values_of(analysis, self.idfs, self.unseen)
 
 
 def reference_idf(counts: ReferenceCounts) -> ReferenceIdf:
@@ -114,8 +113,8 @@ class CIDErD(Metric):
         """Document frequencies: ``df_k = sum_s w_s [n-gram k occurs in a reference of set s]``."""
         return count_reference_groups(analysis, group_ptr, group_ids, group_weight, presence=True)
 
-    def with_counts(self, counts: ReferenceCounts) -> "CIDErD":
-        return self.with_corpus(reference_idf(counts))
+    def corpus_of(self, counts: ReferenceCounts) -> ReferenceIdf:
+        return reference_idf(counts)
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         tokens = tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])

@@ -61,8 +61,7 @@ class ReferenceWeights(NamedTuple):
 
     def of(self, analysis: NgramCounts) -> List[np.ndarray]:
         """Per order, the weight of each n-gram id of ``analysis`` (0 for n-grams absent from the references)."""
-        return [np.where(ids >= 0, w[np.maximum(ids, 0)] if len(w) else 0.0, 0.0)
-                for ids, w in zip(self.table.ids_of(analysis), self.weights)]
+        return self.table.values_of(analysis, self.weights, 0.0)
 
 
 def information_weights(counts: ReferenceCounts, nltk_rounding: bool = False) -> ReferenceWeights:
@@ -181,8 +180,8 @@ class NIST(Metric):
     def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight) -> ReferenceCounts:
         return count_reference_groups(analysis, group_ptr, group_ids, group_weight)
 
-    def with_counts(self, counts: ReferenceCounts) -> "NIST":
-        return self.with_corpus(information_weights(counts, nltk_rounding=self.params["multi_ref"] == "nltk"))
+    def corpus_of(self, counts: ReferenceCounts) -> ReferenceWeights:
+        return information_weights(counts, nltk_rounding=self.params["multi_ref"] == "nltk")
 
     def tokens(self, texts: Sequence[str]):
         return tokenize_all(texts, self.params["tokenize"], self.params["lowercase"])
