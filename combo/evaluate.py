@@ -532,22 +532,24 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     expected = 2 * m - 1 if strategy == "greedy" else 2 ** m - 1 if strategy == "exhaustive" else None
     bar = progress(expected, f"search ({criterion})", evaluator.progress, unit="set")
 
+    def key(subset) -> Tuple[int, ...]:
+        return tuple(sorted(subset))
+
     def quality(subset):
-        key = tuple(sorted(subset))
-        if key not in seen:
-            seen[key] = evaluator.quality(subset, criterion, scheme)
+        if key(subset) not in seen:
+            seen[key(subset)] = evaluator.quality(subset, criterion, scheme)
             bar.update(1)
-        return sign * seen[key].value
+        return sign * seen[key(subset)].value
 
     def many(subsets):  # independent sets of one step, evaluated in forked workers sharing the evaluator
         from .parallel import run_tasks
 
-        todo = [s for s in subsets if tuple(sorted(s)) not in seen]
+        todo = [s for s in subsets if key(s) not in seen]
         found = run_tasks(_subset_quality, [(evaluator, s, criterion, scheme) for s in todo], evaluator.jobs)
         for s, q in zip(todo, found):
-            seen[tuple(sorted(s))] = q
+            seen[key(s)] = q
             bar.update(1)
-        return [sign * seen[tuple(sorted(s))].value for s in subsets]
+        return [sign * seen[key(s)].value for s in subsets]
 
     from .parallel import on_cluster, parallel_available, workers_for
 
@@ -570,9 +572,9 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
                     res.evaluations)
     if criterion == "king":
         for step, raw in zip(trace, res.trace):
-            q = seen.get(tuple(sorted(raw["set"])))
+            q = seen.get(key(raw["set"]))
             step["tie_share"] = q.tie_share if q is not None else None
-        chosen, single = seen[tuple(sorted(res.selected))], seen[(res.best_single[0],)]
+        chosen, single = seen[key(res.selected)], seen[(res.best_single[0],)]
         out.details["tie_share"] = chosen.tie_share
         if chosen.sampling is not None:
             out.details["estimate"] = {**chosen.sampling, "note": chosen.note}

@@ -269,13 +269,16 @@ class _CountMerge:
     def add(self, counts) -> None:
         self.pending.append(counts)
         if self.total is None or sum(c.size for c in self.pending) >= self.total.size:
-            self.total = type(counts).merge(([self.total] if self.total is not None else []) + self.pending)
-            self.pending = []
+            self._flush()
 
     def result(self):
         if self.pending:
-            self.total = type(self.pending[0]).merge(([self.total] if self.total is not None else []) + self.pending)
+            self._flush()
         return self.total
+
+    def _flush(self) -> None:
+        parts = ([self.total] if self.total is not None else []) + self.pending
+        self.total, self.pending = type(parts[0]).merge(parts), []
 
 
 def _bound_to_corpus(testbed: Testbed, tasks: List[tuple], rows: Rows, jobs: int, progress: bool) -> List[tuple]:
