@@ -282,7 +282,9 @@ class _Jobs(click.ParamType):
             except ValueError:
                 self.fail(f"{value!r} is not a whole number: give a number of worker processes (e.g. 2), or -1 "
                           "for one per core", param, ctx)
-        if number >= 1 or number == -1:
+        from .parallel import valid_jobs
+
+        if valid_jobs(number):
             return number
         self.fail(f"{number} worker processes: give 1 or more, or -1 for one per core", param, ctx)
 

@@ -130,10 +130,15 @@ def _limit_threads() -> None:
         pass
 
 
+def valid_jobs(jobs: Optional[int]) -> bool:
+    """Whether ``jobs`` asks for processes: 1 or more, or -1 for one per core."""
+    return jobs is not None and (jobs >= 1 or jobs == -1)
+
+
 def workers_for(jobs: int) -> int:
     """The worker processes ``jobs`` asks for on this backend (-1: one per core; 1 on Dask, whose workers are the
     cluster's); an impossible ``jobs`` is an OptionError."""
-    if jobs is None or jobs == 0 or jobs < -1:
+    if not valid_jobs(jobs):
         raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
     if _config.backend == "dask" or in_worker():
         return 1
