@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from bench_jobs import positive_int  # a whole number of at least 1, else one usage line
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -130,9 +132,9 @@ def measure(args, env):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[10000, 30000, 100000, 300000])
+    ap.add_argument("--sizes", type=positive_int, nargs="+", default=[10000, 30000, 100000, 300000])
     ap.add_argument("--metrics", default="bleu,chrf")
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--jobs", type=positive_int, default=1)
     ap.add_argument("--memory", default="2G")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
