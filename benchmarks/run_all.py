@@ -57,7 +57,7 @@ def cold_words():
     """Forget every per-word cache: combo's stems and synonym sets, and the synsets both WordNet readers
     (combo's and ``nltk.corpus.wordnet``, NLTK METEOR's) keep by offset. The readers stay loaded."""
     from combo.analysis import wordnet
-    from combo.metrics.lexical.meteor import porter_stem
+    from combo.analysis.porter import porter_stem
 
     wordnet.synonym_lemmas.cache_clear()
     porter_stem.cache_clear()

@@ -95,6 +95,28 @@ def test_wordnet_is_found_on_nltks_search_path_without_importing_nltk(data, tmp_
         assert out.stdout.split() == ["False", "True"], out.stderr
 
 
+def test_a_partial_wordnet_is_one_error_naming_its_file(tmp_path):
+    # combo's own reader (NLTK never imported): a wordnet.zip with an index but no exception or data files
+    import subprocess
+    import sys
+    import zipfile
+
+    packed = tmp_path / "nltk" / "corpora" / "wordnet.zip"
+    packed.parent.mkdir(parents=True)
+    with zipfile.ZipFile(packed, "w") as archive:
+        archive.writestr("wordnet/index.noun", "dog n 1 0 1 0 02084071\n")
+    code = ("import sys; from combo.analysis import wordnet; from combo.errors import ResourceMissing\n"
+            "try:\n    wordnet.load_wordnet()\nexcept ResourceMissing as e:\n    print(e)\n"
+            "print('nltk' in sys.modules, wordnet._reader is None)\n")
+    env = dict(os.environ, COMBO_DATA_HOME=str(tmp_path / "home"), NLTK_DATA=str(tmp_path / "nltk"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout.splitlines()
+    assert len(out) == 2, out
+    assert f"found at {packed} but unreadable (KeyError" in out[0] and "wordnet/noun.exc" in out[0]
+    assert "fetch it again: combo data fetch wordnet" in out[0]
+    assert out[1] == "False True"
+
+
 def test_a_missing_spacy_model_is_named_without_loading_spacy(monkeypatch):
     layer = layers.get_layer("dependencies")
     monkeypatch.setattr(layer, "model", "no_such_spacy_model_xyz")

@@ -1,8 +1,8 @@
-"""WordNet (Miller 1995) through NLTK, loaded once per process.
+"""WordNet (Miller 1995) as NLTK keeps it, read by combo's own reader, loaded once per process.
 
 WordNet is an optional resource: :func:`find_wordnet` (availability checks,
 nothing loaded) and :func:`load_wordnet` raise
-:class:`combo.errors.ResourceMissing` naming the fix when NLTK cannot find it.
+:class:`combo.errors.ResourceMissing` naming the fix when it is not where NLTK looks.
 Folders listed in ``NLTK_DATA`` are honoured even when the variable was set
 after NLTK was imported, and so is the ``nltk_data`` folder of the data home,
 where ``combo data fetch wordnet`` puts it. Lookups are memoised per distinct word.
@@ -14,7 +14,7 @@ import os
 import sys
 import zipfile
 from functools import lru_cache
-from typing import Any, FrozenSet, List
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set
 
 from ..errors import ResourceMissing
 
@@ -22,7 +22,7 @@ RESOURCE = "WordNet (the NLTK corpus 'wordnet')"
 INSTALL = ("combo data fetch wordnet (or python -m nltk.downloader wordnet), or point the NLTK_DATA "
            "environment variable at a folder holding corpora/wordnet.zip")
 
-_reader: Any = None
+_reader: Optional["WordNetDatabase"] = None
 
 
 def _add_nltk_data_env(nltk_module: Any) -> None:
@@ -51,32 +51,126 @@ def _nltk() -> Any:
     return nltk
 
 
-def load_wordnet() -> Any:
-    """NLTK's WordNet reader, loaded once per process; ResourceMissing when absent.
+class WordNetDatabase:
+    """WordNet 3.0's database files (Princeton's ``wndb(5WN)`` format) read by combo, as NLTK's
+    ``WordNetCorpusReader`` reads them for ``synsets`` and lemma names.
 
-    The reader is NLTK's ``WordNetCorpusReader`` on the corpus ``nltk.corpus.wordnet`` would open, less one
-    step: NLTK 3.9+ maps the loaded WordNet onto a "wordnet" it takes for another version, itself, by
-    reading ``index.sense`` twice (2.6 of the 4.6 s NLTK's load took here). That map serves only the multilingual
-    (OMW) lookups; ``synsets`` and lemma names never read it.
+    NLTK's reader took 1.5 s to load (every index line parsed, through its own line reader) and read each
+    synset by seeking in an unpacked copy of its data file; with NLTK's import (0.9 s, SciPy's statistics
+    with it), that was the cold start of METEOR in each worker. Here the index files become one dictionary
+    per part of speech, lemma to index line, parsed when a lemma is asked for; a data file is kept as bytes
+    and a synset's line read at its offset.
+
+    ``read(name)`` gives the bytes of one database file (``index.noun``, ``data.adj``, ``verb.exc`` ...).
+    """
+
+    #: parts of speech in NLTK's ``POS_LIST`` order, with their files' suffixes
+    FILES = (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv"))
+    #: morphy's detachment rules (WordNet's ``morph(3WN)``), as NLTK lists them
+    SUBSTITUTIONS = {
+        "n": (("s", ""), ("ses", "s"), ("ves", "f"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"),
+              ("men", "man"), ("ies", "y")),
+        "v": (("s", ""), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"),
+              ("ing", "")),
+        "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e")),
+        "r": (),
+    }
+
+    def __init__(self, read: Callable[[str], bytes]):
+        self._index: Dict[str, Dict[str, str]] = {}
+        self._exceptions: Dict[str, Dict[str, List[str]]] = {}
+        self._data: Dict[str, bytes] = {}
+        for pos, suffix in self.FILES:
+            lines = (line for line in read(f"index.{suffix}").decode("utf8").splitlines()
+                     if line and not line.startswith(" "))  # the licence's lines start with a space
+            self._index[pos] = {line[:line.index(" ")]: line for line in lines}
+            self._exceptions[pos] = {terms[0]: terms[1:] for terms in map(
+                str.split, read(f"{suffix}.exc").decode("utf8").splitlines()) if terms}
+            self._data[pos] = read(f"data.{suffix}")
+
+    def index_lemmas(self, pos: str) -> List[str]:
+        """Every lemma of ``index.<pos>``, in the file's order (NLTK's ``all_lemma_names(pos)``)."""
+        return list(self._index[pos])
+
+    def morphy(self, form: str, pos: str) -> List[str]:
+        """The base forms of ``form`` in WordNet under ``pos``, as NLTK 3.9+'s ``_morphy``: the form itself,
+        then its exception list's forms if it has one, else the forms one detachment rule makes; those in the
+        index, each once, in that order. (NLTK 3.8 and earlier applied the rules again while none was found.)"""
+        if form in self._exceptions[pos]:
+            forms = self._exceptions[pos][form]
+        else:
+            forms = [form[:len(form) - len(old)] + new for old, new in self.SUBSTITUTIONS[pos] if form.endswith(old)]
+        index = self._index[pos]
+        return [f for f in dict.fromkeys([form] + forms) if f in index]
+
+    def offsets(self, lemma: str, pos: str) -> List[int]:
+        """The synset offsets of an index line: ``lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt
+        tagsense_cnt synset_offset...``."""
+        fields = self._index[pos][lemma].split()
+        count, pointers = int(fields[2]), int(fields[3])
+        first = 4 + pointers + 2
+        return [int(offset) for offset in fields[first:first + count]]
+
+    def lemma_names(self, pos: str, offset: int) -> List[str]:
+        """The lemma names of the synset at ``offset`` of ``data.<pos>`` (``offset lex_filenum ss_type w_cnt
+        word lex_id ...``, ``w_cnt`` in hexadecimal), without an adjective's syntactic marker (``(a)``,
+        ``(p)``, ``(ip)``)."""
+        data = self._data[pos]
+        line = data[offset:data.index(b"\n", offset)].decode("utf8")
+        fields = line.split()
+        if int(fields[0]) != offset:
+            raise ValueError(f"data.{dict(self.FILES)[pos]} has no synset at offset {offset}")
+        names = fields[4:4 + 2 * int(fields[3], 16):2]
+        return [name[:name.rindex("(")] if name.endswith(")") and "(" in name else name for name in names]
+
+    def synset_lemma_names(self, word: str) -> Set[str]:
+        """Every lemma name of every synset of ``word`` in any part of speech: what NLTK's
+        ``{lemma.name() for s in wordnet.synsets(word) for lemma in s.lemmas()}`` gives (``word`` lowercased,
+        each part of speech's base forms by :meth:`morphy`)."""
+        word = word.lower()
+        return {name for pos, _ in self.FILES for form in self.morphy(word, pos)
+                for offset in self.offsets(form, pos) for name in self.lemma_names(pos, offset)}
+
+
+def load_wordnet() -> WordNetDatabase:
+    """WordNet's database, read once per process (:class:`WordNetDatabase`); ResourceMissing when absent.
+
+    The files are found where NLTK's ``nltk.corpus.wordnet`` would open them (a ``corpora/wordnet`` folder
+    anywhere on its search path first, then ``corpora/wordnet.zip``), without importing NLTK unless it is
+    already imported (its search path may then have been changed) or the search needs it
+    (:func:`_found_without_nltk`).
     """
     global _reader
     if _reader is not None:
         return _reader
-    root = _wordnet_root()
-    from nltk.corpus.reader import CorpusReader
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-    from nltk.corpus.util import LazyCorpusLoader
+    where = _located_without_nltk()
+    if where is None:
+        root = _wordnet_root()
 
-    class Reader(WordNetCorpusReader):
-        def map_wn(self, version: str = "wordnet") -> Any:
-            return None if version == "wordnet" else super().map_wn(version)
+        def read(name: str) -> bytes:
+            with root.join(name).open() as stream:
+                return stream.read()
+    elif where.endswith(".zip"):
+        archive = _open_zip(where)
 
-    omw = LazyCorpusLoader("omw-1.4", CorpusReader, r".*/wn-data-.*\.tab", encoding="utf8")  # as NLTK's
+        def read(name: str) -> bytes:
+            return archive.read(f"wordnet/{name}")
+    else:
+        def read(name: str) -> bytes:
+            with open(os.path.join(where, name), "rb") as stream:
+                return stream.read()
     try:
-        _reader = Reader(root, omw)
-    except (zipfile.BadZipFile, OSError) as exc:  # found but unreadable: a damaged or truncated download
-        raise _damaged(exc) from None
+        _reader = WordNetDatabase(read)
+    except (zipfile.BadZipFile, OSError, KeyError, ValueError, IndexError) as exc:  # a damaged or partial copy
+        raise _damaged(exc, where) from None
     return _reader
+
+
+def _open_zip(path: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise _damaged(exc, path) from None
 
 
 def find_wordnet() -> None:
@@ -104,23 +198,30 @@ def nltk_search_path() -> List[str]:
 
 
 def _found_without_nltk() -> bool:
-    """Whether the first WordNet on NLTK's search path, taken in the order :func:`_wordnet_root` asks NLTK (a
-    folder anywhere, then a zip), is a folder or a readable zip. Anything else (NLTK already imported, Windows,
-    nothing found, a damaged zip) is left to NLTK's own search, which gives the exact answer or error."""
+    """Whether :func:`_located_without_nltk` finds WordNet."""
+    return _located_without_nltk() is not None
+
+
+def _located_without_nltk() -> Optional[str]:
+    """The first WordNet on NLTK's search path, taken in the order :func:`_wordnet_root` asks NLTK (a folder
+    anywhere, then a zip), if it is a folder or a readable zip: that path. Anything else (NLTK already imported,
+    Windows, nothing found, a damaged zip) is left to NLTK's own search, which gives the exact answer or error."""
     if "nltk" in sys.modules or sys.platform.startswith("win"):
-        return False
+        return None
     folders = nltk_search_path()
-    if any(os.path.isdir(os.path.join(d, "corpora", "wordnet")) for d in folders):
-        return True
+    for folder in folders:
+        if os.path.isdir(os.path.join(folder, "corpora", "wordnet")):
+            return os.path.join(folder, "corpora", "wordnet")
     for folder in folders:
         packed = os.path.join(folder, "corpora", "wordnet.zip")
         if os.path.exists(packed):
             try:
                 with zipfile.ZipFile(packed) as archive:
-                    return any(name.startswith("wordnet/") for name in archive.namelist())
+                    found = any(name.startswith("wordnet/") for name in archive.namelist())
             except (zipfile.BadZipFile, OSError):
-                return False
-    return False
+                return None
+            return packed if found else None
+    return None
 
 
 def _wordnet_root() -> Any:
@@ -137,14 +238,17 @@ def _wordnet_root() -> Any:
     raise ResourceMissing(RESOURCE, INSTALL)
 
 
-def _damaged(exc: Exception) -> ResourceMissing:
-    """The error for a WordNet NLTK finds but cannot read, naming the first ``corpora/wordnet.zip`` on its path."""
-    import nltk
+def _damaged(exc: Exception, where: Optional[str] = None) -> ResourceMissing:
+    """The error for a WordNet found but unreadable, naming ``where`` it was read or else the first
+    ``corpora/wordnet.zip`` on NLTK's path."""
+    if where is None:
+        import nltk
 
-    found = [os.path.join(d, "corpora", "wordnet.zip") for d in nltk.data.path
-             if isinstance(d, str) and os.path.isfile(os.path.join(d, "corpora", "wordnet.zip"))]
-    where = f" at {found[0]}" if found else ""
-    return ResourceMissing(f"{RESOURCE}, found{where} but unreadable ({type(exc).__name__}: {exc}),",
+        found = [os.path.join(d, "corpora", "wordnet.zip") for d in nltk.data.path
+                 if isinstance(d, str) and os.path.isfile(os.path.join(d, "corpora", "wordnet.zip"))]
+        where = found[0] if found else None
+    at = f" at {where}" if where else ""
+    return ResourceMissing(f"{RESOURCE}, found{at} but unreadable ({type(exc).__name__}: {exc}),",
                            f"delete it and fetch it again: {INSTALL}")
 
 
@@ -164,8 +268,6 @@ def synonym_lemmas(word: str) -> FrozenSet[str]:
     This is the synonym set of METEOR's WordNet module as NLTK builds it
     (``nltk.translate.meteor_score``): multi-word lemmas (with ``_``) are left out.
     """
-    wordnet = load_wordnet()
-    names = {lemma.name() for synset in wordnet.synsets(word) for lemma in synset.lemmas()}
-    names = {name for name in names if "_" not in name}
+    names = {name for name in load_wordnet().synset_lemma_names(word) if "_" not in name}
     names.add(word)
     return frozenset(names)

