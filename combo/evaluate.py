@@ -683,11 +683,25 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
 
         # one task per entry and criterion (its quality and its seeded bootstrap draws), in worker processes or
         # on a Dask cluster: the values equal one process's to the last digit
-        run_tasks(_entry_quality, tasks, evaluator.jobs, on_result=done, keep=False)
+        run_tasks(_entry_quality, tasks, evaluator.jobs, on_result=done, keep=False,
+                  weights=[_entry_cost(c, subset) for _, c, subset, _ in wanted])
     for name, _, _ in entries:
         for c in criteria:
             out[c].append(found.get((name, c)))
     return [name for name, _, _ in entries], out
+
+
+#: Criteria over systems, whose bootstrap is cheap (3 ms an entry on WMT12 de-en's 16 systems).
+_SYSTEM_LEVEL = ("pearson", "spearman", "sys_accuracy")
+
+
+def _entry_cost(criterion: str, subset: Sequence[int]) -> float:
+    """The relative cost of one entry's bootstrap under ``criterion``, so the costliest tasks start first and the
+    last to finish is a small one; it orders the tasks, never changes a value. Measured on WMT12 de-en (16
+    systems x 3,003 segments, 1,000 resamples): r_snt 0.37-0.44 s an entry, wmt_kendall 0.21-0.25 s, pearson
+    3 ms; the combination of 17 metrics 1.7-1.8 times one metric's."""
+    cost = 0.01 if criterion in _SYSTEM_LEVEL else 0.6 if criterion == "wmt_kendall" else 1.0
+    return cost * (1.8 if len(subset) > 1 else 1.0)
 
 
 def _entry_quality(evaluator: MetaEvaluator, subset, criterion: str, scheme: str, n_resamples: int,
