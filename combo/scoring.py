@@ -141,8 +141,11 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     A metric whose rows are independent (``rows_independent``) computes the
     statistics of at most ``chunk`` rows or pairs at a time, so their memory is
     bounded by the chunk rather than by the test bed (DSTC7's 6.3 million
-    reference pairs); system scores sum the chunks' statistics. (Test beds too
-    large for one analysis are scored in :class:`RowChunk` tasks instead.)
+    reference pairs); system scores sum the chunks' statistics. So does a
+    ``corpus_wide`` metric's pairs, each chunk read through the counts over
+    every pair's reference (NIST's information, CIDEr's idf), as one call reads
+    them. (Test beds too large for one analysis are scored in :class:`RowChunk`
+    tasks instead.)
     """
     metric.check_resources()
     step = chunk if (chunk and metric.rows_independent) else None
@@ -151,14 +154,19 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     if rows is not None:
         out["rows"] = metric.row_scores(analysis, rows, row_system, n_systems, step)
     if pairs is not None:
-        left, right = pairs
-        if step is None or len(left) <= step:
+        left, right = (np.asarray(side, dtype=np.int64) for side in pairs)
+        pair_step = chunk if (chunk and (metric.rows_independent or metric.corpus_wide)) else None
+        if pair_step is None or len(left) <= pair_step:
             values = metric.pairwise_scores(texts, left, right, analysis=analysis)
         else:
+            scorer = metric
+            if metric.corpus_wide and metric.corpus is None:
+                one_each = np.arange(len(right) + 1, dtype=np.int64)
+                scorer = metric.with_corpus(metric.own_corpus(analysis, one_each, right))
             values = np.empty(len(left), dtype=np.float64)
-            for start in range(0, len(left), step):
-                stop = start + step
-                values[start:stop] = metric.pairwise_scores(texts, left[start:stop], right[start:stop],
+            for start in range(0, len(left), pair_step):
+                stop = start + pair_step
+                values[start:stop] = scorer.pairwise_scores(texts, left[start:stop], right[start:stop],
                                                             analysis=analysis)
         out["pairs"] = (values,)
     return out

@@ -350,13 +350,37 @@ def test_workers_are_spawned_only_for_a_large_process_whose_tasks_are_all_sent(m
 def test_chunked_reference_pairs_equal_one_call(wmt12_de_en):
     ref, systems = wmt12_de_en
     tb = _testbed(ref, systems, n=120, extra_refs=3)
-    metrics = ["bleu", "chrf", "rouge-l", "gtm", "meteor", "cider"]
+    metrics = ["bleu", "chrf", "rouge-l", "gtm", "meteor", "cider", "nist"]
     table, whole = score_with_references(tb, metrics)
     _, chunked = score_with_references(tb, metrics, memory="1K")
     assert np.array_equal(whole.ref_ref_values, chunked.ref_ref_values)
     assert np.array_equal(whole.cand_ref_values, chunked.cand_ref_values)
     separate = reference_scores(tb, table, metrics, memory="1K", jobs=2)
     assert np.array_equal(separate.ref_ref_values, whole.ref_ref_values)
+
+
+@pytest.mark.parametrize("spec", ["nist", "nist:multi_ref=nltk", "cider", "cider:document_frequency=rows",
+                                  "sp-nist"])
+def test_corpus_wide_reference_pairs_score_in_chunks_as_one_call(spec, wmt12_de_en):
+    """QUEEN's and KING's reference pairs of NIST, SP-NIST and CIDEr-D are cut into chunks like the other
+    metrics' (DSTC7's millions of pairs): each chunk reads the counts over every pair's reference, so the
+    chunks give one call's scores to the last bit; a chunk scored alone would weigh by its own references."""
+    from combo.scoring import _score_metric, metrics_for
+
+    ref, systems = wmt12_de_en
+    n = 80
+    texts = ref[:n] + systems["onlineA"][:n] + systems["onlineB"][:n] + systems["uedin-wmt12"][:n]
+    group = [[i + k * n for k in range(4)] for i in range(n)]  # a segment's four "references"
+    left = np.array([a for g in group for a in g for b in g if a != b], dtype=np.int64)
+    right = np.array([b for g in group for a in g for b in g if a != b], dtype=np.int64)
+    metric = metrics_for(_testbed(ref, systems, n=n), [spec], pairs=True)[0]
+    assert metric.corpus_wide and not metric.rows_independent
+    none = np.zeros(0, dtype=np.int64)
+    whole = _score_metric(metric, texts, None, none, 0, pairs=(left, right))["pairs"][0]
+    chunked = _score_metric(metric, texts, None, none, 0, pairs=(left, right), chunk=100)["pairs"][0]
+    assert len(left) == 960 and np.array_equal(chunked, whole)
+    alone = metric.pairwise_scores(texts, left[:100], right[:100])
+    assert not np.array_equal(alone, whole[:100])
 
 
 def _square(x):

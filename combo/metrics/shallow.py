@@ -14,7 +14,6 @@ of BIO chunk tags, computed by combo's NIST metric.
 
 from __future__ import annotations
 
-import copy
 import math
 from itertools import chain
 from typing import List, NamedTuple, Optional, Sequence, Tuple
@@ -267,7 +266,7 @@ class ShallowNIST(Metric):
         return self._nist.corpus_of(counts)
 
     def with_corpus(self, corpus) -> "ShallowNIST":  # the statistics are lexical NIST's, over the tags
-        bound = copy.copy(self)
+        bound = super().with_corpus(corpus)  # its own ``corpus`` set too: bound, as any corpus-wide metric
         bound._nist = self._nist.with_corpus(corpus)
         return bound
 
