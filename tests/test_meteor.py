@@ -128,7 +128,8 @@ def test_the_readers_steps_by_hand(wordnet):
     assert wordnet.lemma_names("a", 19731) == ["handy", "ready_to_hand"]
     # morphy: the exception list first (verb.exc "went go", noun.exc "geese goose"), else one rule
     assert wordnet.morphy("went", "v") == ["go"] and wordnet.morphy("geese", "n") == ["goose"]
-    assert wordnet.morphy("leaves", "n") == ["leaf", "leave"]  # ves -> f, s -> "" (rule order: s first)
+    assert wordnet.morphy("leaves", "n") == ["leaf", "leave"]  # noun.exc "leaves leaf leave", in its order
+    assert wordnet.morphy("boxes", "n") == ["box"]  # no exception: s -> "" gives "boxe" (absent), xes -> x "box"
     # one step only: "feelings" is the noun "feelings"/"feeling", not the verb "feel" (s, then ing: two steps)
     assert wordnet.morphy("feelings", "n") == ["feelings", "feeling"] and wordnet.morphy("feelings", "v") == []
     assert wordnet.morphy("feeling", "v") == ["feel"]
