@@ -31,16 +31,16 @@ _IRREGULAR = {form: stem for stem, forms in {
     "howe": ("howe",), "proceed": ("proceed",), "exceed": ("exceed",), "succeed": ("succeed",),
 }.items() for form in forms}
 
-# (suffix, replacement, least measure of what precedes the suffix), in Porter's order (1980, steps 2-4)
-_STEP2: Tuple[Tuple[str, str, int], ...] = (
-    ("ational", "ate", 1), ("tional", "tion", 1), ("enci", "ence", 1), ("anci", "ance", 1), ("izer", "ize", 1),
-    ("bli", "ble", 1), ("alli", "al", 1), ("entli", "ent", 1), ("eli", "e", 1), ("ousli", "ous", 1),
-    ("ization", "ize", 1), ("ation", "ate", 1), ("ator", "ate", 1), ("alism", "al", 1), ("iveness", "ive", 1),
-    ("fulness", "ful", 1), ("ousness", "ous", 1), ("aliti", "al", 1), ("iviti", "ive", 1), ("biliti", "ble", 1),
-    ("fulli", "ful", 1))
-_STEP3 = (("icate", "ic", 1), ("ative", "", 1), ("alize", "al", 1), ("iciti", "ic", 1), ("ical", "ic", 1),
-          ("ful", "", 1), ("ness", "", 1))
-_STEP4 = tuple((suffix, "", 2) for suffix in (
+# (suffix, replacement, least measure of the stem before the suffix, letters the stem must end with: "" any), in
+# Porter's order (1980, steps 2-4). NLTK's "logi" -> "log" counts the "l" in the stem's measure: "ogi" after "l".
+_STEP2: Tuple[Tuple[str, str, int, str], ...] = tuple((suffix, replacement, 1, "") for suffix, replacement in (
+    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"), ("bli", "ble"),
+    ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"), ("ization", "ize"), ("ation", "ate"),
+    ("ator", "ate"), ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"), ("aliti", "al"),
+    ("iviti", "ive"), ("biliti", "ble"), ("fulli", "ful"))) + (("ogi", "og", 1, "l"),)
+_STEP3 = tuple((suffix, replacement, 1, "") for suffix, replacement in (
+    ("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"), ("ful", ""), ("ness", "")))
+_STEP4 = tuple((suffix, "", 2, "st" if suffix == "ion" else "") for suffix in (
     "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou", "ism", "ate",
     "iti", "ous", "ive", "ize"))
 
@@ -75,11 +75,11 @@ def _ends_double_consonant(word: str) -> bool:
     return len(word) >= 2 and word[-1] == word[-2] and _consonants(word)[-1]
 
 
-def _first_rule(word: str, rules: Tuple[Tuple[str, str, int], ...]) -> str:
-    for suffix, replacement, least in rules:
+def _first_rule(word: str, rules: Tuple[Tuple[str, str, int, str], ...]) -> str:
+    for suffix, replacement, least, after in rules:
         if word.endswith(suffix):
             stem = word[:len(word) - len(suffix)]
-            if _measure(stem) < least or (suffix == "ion" and stem[-1:] not in ("s", "t")):
+            if _measure(stem) < least or (after and not stem.endswith(tuple(after))):
                 return word
             return stem + replacement
     return word
@@ -121,10 +121,8 @@ def _step1c(word: str) -> str:
 
 
 def _step2(word: str) -> str:
-    if word.endswith("alli") and _measure(word[:-4]) > 0:
+    if word.endswith("alli") and _measure(word[:-4]) > 0:  # NLTK: alli -> al first, then step 2 again
         return _step2(word[:-2])
-    if word.endswith("logi"):  # NLTK: the rule's stem keeps the "l"
-        return word[:-1] if _measure(word[:-3]) > 0 else word
     return _first_rule(word, _STEP2)
 
 

@@ -138,7 +138,7 @@ def load_wordnet() -> WordNetDatabase:
     The files are found where NLTK's ``nltk.corpus.wordnet`` would open them (a ``corpora/wordnet`` folder
     anywhere on its search path first, then ``corpora/wordnet.zip``), without importing NLTK unless it is
     already imported (its search path may then have been changed) or the search needs it
-    (:func:`_found_without_nltk`).
+    (:func:`_located_without_nltk`).
     """
     global _reader
     if _reader is not None:
@@ -178,8 +178,8 @@ def find_wordnet() -> None:
     ``wordnet.zip``). Nothing is loaded: an availability check (a metric set's members, ``combo metrics``) in
     the main process made every scoring run wait for a load before its workers started; the reader loads
     where METEOR first matches synonyms. NLTK itself is not imported either (0.9 s) when its default search
-    path already shows the corpus (:func:`_found_without_nltk`)."""
-    if _reader is None and not _found_without_nltk():
+    path already shows the corpus (:func:`_located_without_nltk`)."""
+    if _reader is None and _located_without_nltk() is None:
         _wordnet_root()
 
 
@@ -195,11 +195,6 @@ def nltk_search_path() -> List[str]:
                 os.path.join(sys.prefix, "lib", "nltk_data"), "/usr/share/nltk_data", "/usr/local/share/nltk_data",
                 "/usr/lib/nltk_data", "/usr/local/lib/nltk_data"]
     return list(dict.fromkeys(folders + added))
-
-
-def _found_without_nltk() -> bool:
-    """Whether :func:`_located_without_nltk` finds WordNet."""
-    return _located_without_nltk() is not None
 
 
 def _located_without_nltk() -> Optional[str]:

@@ -54,10 +54,9 @@ def tokenize_rouge(line: str) -> str:
     return " ".join(rouge_tokens(line))
 
 
-@lru_cache(maxsize=2 ** 18)
 def rouge_stem(token: str) -> str:
-    """The Porter stem (:mod:`combo.analysis.porter`, NLTK's default mode) as rouge-score applies it: only to
-    tokens longer than 3 characters. Memoised per token in a bounded cache (as the tokenisers are)."""
+    """The Porter stem (:mod:`combo.analysis.porter`, NLTK's default mode, memoised there) as rouge-score applies
+    it: only to tokens longer than 3 characters."""
     return token if len(token) <= 3 else porter_stem(token)
 
 
