@@ -117,6 +117,31 @@ def test_a_partial_wordnet_is_one_error_naming_its_file(tmp_path):
     assert out[1] == "False True"
 
 
+def test_a_truncated_wordnet_data_file_is_one_error_at_lookup(tmp_path):
+    # data files are read a synset line at a time, so a truncated data.noun is found at a lookup, not at the load:
+    # one ResourceMissing naming the zip and the offset, never a ValueError from inside the reader
+    import subprocess
+    import sys
+    import zipfile
+
+    packed = tmp_path / "nltk" / "corpora" / "wordnet.zip"
+    packed.parent.mkdir(parents=True)
+    with zipfile.ZipFile(packed, "w") as archive:
+        for pos in ("noun", "verb", "adj", "adv"):
+            archive.writestr(f"wordnet/{pos}.exc", "")
+            archive.writestr(f"wordnet/index.{pos}", "dog n 1 0 1 0 00001000\n" if pos == "noun" else "")
+            archive.writestr(f"wordnet/data.{pos}", "")  # the line at offset 1000 is missing
+    code = ("from combo.analysis import wordnet; from combo.errors import ResourceMissing\n"
+            "print(sorted(wordnet.synonym_lemmas('cat')))\n"
+            "try:\n    wordnet.synonym_lemmas('dogs')\nexcept ResourceMissing as e:\n    print(e)\n")
+    env = dict(os.environ, COMBO_DATA_HOME=str(tmp_path / "home"), NLTK_DATA=str(tmp_path / "nltk"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         check=True).stdout.splitlines()
+    assert out[0] == "['cat']"  # not in the index: the word alone
+    assert f"found at {packed} but unreadable (ValueError: data.noun has no synset at offset 1000)" in out[1]
+    assert "fetch it again: combo data fetch wordnet" in out[1] and len(out) == 2
+
+
 def test_a_missing_spacy_model_is_named_without_loading_spacy(monkeypatch):
     layer = layers.get_layer("dependencies")
     monkeypatch.setattr(layer, "model", "no_such_spacy_model_xyz")

@@ -61,7 +61,8 @@ class WordNetDatabase:
     per part of speech, lemma to index line, parsed when a lemma is asked for; a data file is kept as bytes
     and a synset's line read at its offset.
 
-    ``read(name)`` gives the bytes of one database file (``index.noun``, ``data.adj``, ``verb.exc`` ...).
+    ``read(name)`` gives the bytes of one database file (``index.noun``, ``data.adj``, ``verb.exc`` ...);
+    ``where`` is the folder or zip they come from, named when a lookup finds them damaged.
     """
 
     #: parts of speech in NLTK's ``POS_LIST`` order, with their files' suffixes
@@ -76,7 +77,8 @@ class WordNetDatabase:
         "r": (),
     }
 
-    def __init__(self, read: Callable[[str], bytes]):
+    def __init__(self, read: Callable[[str], bytes], where: Optional[str] = None):
+        self.where = where
         self._index: Dict[str, Dict[str, str]] = {}
         self._exceptions: Dict[str, Dict[str, List[str]]] = {}
         self._data: Dict[str, bytes] = {}
@@ -116,9 +118,9 @@ class WordNetDatabase:
         word lex_id ...``, ``w_cnt`` in hexadecimal), without an adjective's syntactic marker (``(a)``,
         ``(p)``, ``(ip)``)."""
         data = self._data[pos]
-        line = data[offset:data.index(b"\n", offset)].decode("utf8")
-        fields = line.split()
-        if int(fields[0]) != offset:
+        end = data.find(b"\n", offset)
+        fields = data[offset:end].decode("utf8").split() if end >= 0 else []
+        if not fields or fields[0] != f"{offset:08d}":
             raise ValueError(f"data.{dict(self.FILES)[pos]} has no synset at offset {offset}")
         names = fields[4:4 + 2 * int(fields[3], 16):2]
         return [name[:name.rindex("(")] if name.endswith(")") and "(" in name else name for name in names]
@@ -128,8 +130,11 @@ class WordNetDatabase:
         ``{lemma.name() for s in wordnet.synsets(word) for lemma in s.lemmas()}`` gives (``word`` lowercased,
         each part of speech's base forms by :meth:`morphy`)."""
         word = word.lower()
-        return {name for pos, _ in self.FILES for form in self.morphy(word, pos)
-                for offset in self.offsets(form, pos) for name in self.lemma_names(pos, offset)}
+        try:
+            return {name for pos, _ in self.FILES for form in self.morphy(word, pos)
+                    for offset in self.offsets(form, pos) for name in self.lemma_names(pos, offset)}
+        except (ValueError, IndexError) as exc:  # a truncated or edited file: its lines are read on demand
+            raise _damaged(exc, self.where) from None
 
 
 def load_wordnet() -> WordNetDatabase:
@@ -160,7 +165,7 @@ def load_wordnet() -> WordNetDatabase:
             with open(os.path.join(where, name), "rb") as stream:
                 return stream.read()
     try:
-        _reader = WordNetDatabase(read)
+        _reader = WordNetDatabase(read, where)
     except (zipfile.BadZipFile, OSError, KeyError, ValueError, IndexError) as exc:  # a damaged or partial copy
         raise _damaged(exc, where) from None
     return _reader
