@@ -69,5 +69,9 @@ def test_equals_nltk_on_real_and_made_up_words(data, wmt12_de_en):
     words.update("".join(rng.choice("aeiouyybcdllssttzng") for _ in range(rng.randint(1, 12))) for _ in range(10000))
     words = sorted(words)
     assert len(words) > 60000
+    if tuple(int(part) for part in __import__("nltk").__version__.split(".")[:2]) < (3, 10):
+        # NLTK before 3.10 looked irregular forms up before lowercasing ("Lying" -> "ly"): compare what METEOR and
+        # ROUGE stem, lowercased words
+        words = sorted({w.lower() for w in words})
     wrong = [(w, porter_stem(w), stemmer.stem(w)) for w in words if porter_stem(w) != stemmer.stem(w)]
     assert wrong == []

@@ -5,7 +5,9 @@ METEOR (as ``nltk.translate.meteor_score``) and ROUGE (as rouge-score) use. Impo
 and a half (it imports SciPy's statistics), which each worker paid before its first METEOR or stemmed ROUGE
 score. NLTK's departures from the published algorithm, all kept here:
 
-* a short list of irregular forms (``dying`` -> ``die``, ``skies`` -> ``sky``, ``news``, ``proceed`` ...);
+* a short list of irregular forms (``dying`` -> ``die``, ``skies`` -> ``sky``, ``news``, ``proceed`` ...), looked
+  up after lowercasing as NLTK 3.10+ does (before 3.10, ``Lying`` missed the list and stemmed to ``ly``; METEOR
+  and ROUGE stem lowercased words, so their stems are the same with any NLTK);
 * words of one or two characters are only lowercased;
 * step 1a: ``ies`` -> ``ie`` in four-letter words; step 1b: ``ied`` -> ``ie`` (four letters) or ``i``;
 * step 1c: ``y`` -> ``i`` only after a consonant that is not the stem's only letter;
