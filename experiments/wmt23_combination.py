@@ -151,7 +151,7 @@ def main() -> None:
         write_page(doc, combos)
         return
     start = time.time()
-    tb = combo.load_testbed(args.data)
+    tb = combo.load_testbed(args.data, lp="en-de")
     systems = wmt23_systems(tb.systems, "en-de", tb.metadata["human_systems"] + tb.metadata["references"])
     reference = tb.metadata["references"][0]
     lexical = [s for s in SEARCH_METRICS if reads_language(combo.get_metric(s), "de")]

@@ -160,7 +160,7 @@ def test_mtme_on_another_format_is_refused():
 def test_wmt23_release_scores(data):
     # The shipped XCOMET-XL and chrF scores of WMT23 en-de: system scores from the .sys.score file,
     # segment scores line by line; combo's own chrF equals the released one to 0.11 points.
-    tb = load_testbed(data / "wmt23")
+    tb = load_testbed(data / "wmt23", lp="en-de")
     table = combo.score_testbed(tb, ["mtme:XCOMET-XL", "mtme:chrF", "chrf"])
     assert len(table.systems) == 13 and table.segment.shape == (3, 13 * 557)
     assert abs(table.system_scores("mtme:XCOMET-XL")["GPT4-5shot"] - 0.8865010843806105) < 1e-15

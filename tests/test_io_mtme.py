@@ -163,11 +163,11 @@ def test_reference_choice(evalset):
 def test_wmt23_release_as_it_is(data):
     # The real WMT23 release: the standard reference refA, AIRC.txt's byte-order mark accepted and
     # counted, synthetic_ref a human system, MQM the default judgments.
-    tb = load_testbed(data / "wmt23")
+    tb = load_testbed(data / "wmt23", lp="en-de")
     md = tb.metadata
     assert (len(tb), md["references"], md["standard_reference"]) == (557, ["refA"], "refA")
     assert md["bom_stripped"] == ["AIRC.txt"] and not tb.candidates["AIRC"][0].startswith("\ufeff")
     assert md["dropped_reference_outputs"] == ["refA"] and md["human_systems"] == ["synthetic_ref"]
     assert len(tb.systems) == 13 and md["default_aspect"] == "mqm"
-    both = load_testbed(data / "wmt23", references="refA,synthetic_ref")
+    both = load_testbed(data / "wmt23", lp="en-de", references="refA,synthetic_ref")
     assert both.segments[0].ref_ids == ["refA", "synthetic_ref"] and len(both.systems) == 12

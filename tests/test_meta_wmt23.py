@@ -339,7 +339,7 @@ def test_evaluate_criteria_are_the_wmt23_statistics(data):
     from combo.evaluate import MetaEvaluator
     from combo.meta.wmt23 import seg_acc_eq, seg_correlation, wmt23_average, wmt23_tasks
 
-    tb = combo.load_testbed(data / "wmt23")
+    tb = combo.load_testbed(data / "wmt23", lp="en-de")
     table = combo.score_testbed(tb, ["mtme:XCOMET-Ensemble", "mtme:MetricX-23"])
     ev = MetaEvaluator(tb, table)
     assert ev.aspect == "mqm" and int(ev.system_mask.sum()) == 12
