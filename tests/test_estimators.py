@@ -112,8 +112,11 @@ def test_models_written_before_the_contract_load_and_training_is_unchanged(path,
     assert np.allclose(new.weights, old.model.weights, rtol=0, atol=1e-5) and new.bias == pytest.approx(old.model.bias)
     assert np.array_equal(new.lo, old.model.lo) and np.array_equal(new.hi, old.model.hi)
     before, now = doc["training"]["estimator"], new.training["estimator"]
-    for key in ("C", "alpha", "cv", "pairs", "targets"):
+    for key in ("C", "alpha", "pairs", "targets"):
         assert now.get(key) == before.get(key), key
+    # the cross-validation curve to the last bits only: ridge's solve sums in the BLAS build's order
+    assert {k: v for k, v in now["cv"].items() if k != "mse"} == {k: v for k, v in before["cv"].items() if k != "mse"}
+    assert now["cv"].get("mse", []) == pytest.approx(before["cv"].get("mse", []), rel=1e-13, abs=0)
 
 
 def test_cli_train_counts_fits_that_did_not_converge(tmp_path):
