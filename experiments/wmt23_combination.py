@@ -1,6 +1,6 @@
 """WMT23 en-de MQM: shipped neural metrics, combo's lexical metrics and their combinations.
 
-The protocol is in docs/results/wmt23.md (committed before the first score);
+The protocol is in docs/results/wmt23-en-de.md (committed before the first score);
 this script implements it with the public API and rewrites that page's
 Results section, a figure and a JSON file.
 
@@ -32,7 +32,7 @@ from combo.meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, s
 from combo.scoring import reads_language
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = ROOT / "docs" / "results" / "wmt23.md"
+PAGE = ROOT / "docs" / "results" / "wmt23-en-de.md"
 MODEL = ROOT / "docs" / "results" / "wmt23-en-de-pairwise-lr.json"
 FIGURE = ROOT / "docs" / "results" / "wmt23-en-de.png"
 NEURAL = ["COMET", "BLEURT-20", "CometKiwi", "MetricX-23", "MetricX-23-QE", "XCOMET-XL", "XCOMET-XXL",
