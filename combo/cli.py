@@ -897,22 +897,38 @@ def cache_info_cmd(folder: Optional[str]) -> None:
     if folder is None:
         click.echo("scores\t(off)")
     else:
-        s = cache_info(folder)
-        click.echo(f"scores\t{s['folder']}\t{s['score_entries']} entries\t{s['score_bytes']} bytes")
+        named = _cache_named(click.get_current_context())
+        s = cache_info(folder, require_marker=named)
+        foreign = "\tnot a combo score cache" if named and Path(folder).is_dir() and not s["marked"] else ""
+        click.echo(f"scores\t{s['folder']}\t{s['score_entries']} entries\t{s['score_bytes']} bytes{foreign}")
     a = analysis_cache_info()
     state = f"\tdamaged: {a['damaged']}" if "damaged" in a else ""
     click.echo(f"analyses\t{a['file'] or '(off)'}\t{a['rows']} rows in {a['tables']} layer tables\t"
                f"{a['bytes']} bytes{state}")
 
 
+def _cache_named(ctx: click.Context) -> bool:
+    """Whether ``--cache`` was given (its callback fills in the default folder when it was not)."""
+    return ctx.get_parameter_source("folder") is click.core.ParameterSource.COMMANDLINE
+
+
 @cache.command(name="clear")
 @_CACHE_FOLDER
 def cache_clear_cmd(folder: Optional[str]) -> None:
-    """Empty both caches."""
+    """Empty the score cache --cache names (only it, and only combo's entries: a folder without combo's marker
+    is refused), or without --cache both default caches."""
     from .analysis.layers import analysis_cache_clear, cache_dir
     from .scoring import cache_clear
 
-    click.echo(f"scores\t{folder}\t{cache_clear(folder)} entries removed" if folder is not None else "scores\t(off)")
+    named = _cache_named(click.get_current_context())
+    if folder is None:
+        click.echo("scores\t(off)")
+    else:
+        # the default folder is combo's own path: entries an older combo wrote there without a marker go too
+        removed = cache_clear(folder, require_marker=named)
+        click.echo(f"scores\t{folder}\t{removed} entries removed")
+    if named:
+        return
     removed = analysis_cache_clear()
     click.echo(f"analyses\t{cache_dir() or '(off)'}\t{'removed' if removed else 'nothing to remove'}")
 
