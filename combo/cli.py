@@ -26,7 +26,7 @@ from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets, training_default
 # The values of every choice option, read from the module that implements them.
 from .catalogue import FORMATS as CATALOGUE_FORMATS
-from .metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS
+from .metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, OBJECTIVES, OUTPUT_CHOICES, REGRESSORS
 from .meta.queen import TRIPLES
 from .combine.search import STRATEGIES
 from .evaluate import SCHEMES
@@ -935,53 +935,31 @@ def cache_clear_cmd(folder: Optional[str]) -> None:
 
 # -- learned combinations: combo train, combo apply -------------------------------------------------
 
-def _train_report(data, cv, options) -> dict:
-    """Cross-validated WMT12 Kendall of the tuned scores, the ULC and each single metric over the training pairs:
-    pooled for one test bed, the mean over test beds for several (as WMT averages language pairs)."""
-    import numpy as np
-
-    from .combine.learn import pair_kendall
-    from .combine.ulc import ulc
-
-    n = len(data.sources)
-    subsets = [data.pairs.subset(data.pair_source == k) for k in range(n)] if n > 1 else [data.pairs]
-
-    def both(values):
-        return {ties: float(np.mean([pair_kendall(values, pairs, rule).value for pairs in subsets]))
-                for ties, rule in (("ties_discordant", "discordant"), ("ties_excluded", "excluded"))}
-
-    singles = {m: both(data.scores[k] if data.higher_is_better[k] else -data.scores[k])
-               for k, m in enumerate(data.metrics)}
-    best = max(singles, key=lambda m: (np.nan_to_num(singles[m]["ties_discordant"], nan=-np.inf), m))
-    report = {"folds": cv.folds if cv is not None else 0, "grouped_by": cv.by if cv is not None else None,
-              "pairs": len(data.pairs),
-              "criterion": "WMT12 Kendall over the training pairs (human ties left out)"
-                           + (f", mean over {n} test beds" if n > 1 else ""),
-              "tuned": both(cv.raw) if cv is not None else None,
-              "ulc": both(ulc(data.scores, data.higher_is_better, data.norm_group)),
-              "best_single": {"metric": best, **singles[best]}, "single": singles}
-    if cv is not None and options.method == "regression":
-        ok = np.isfinite(data.targets)
-        report["tuned"]["pearson_with_targets"] = float(np.corrcoef(cv.raw[ok], data.targets[ok])[0, 1]) \
-            if ok.sum() > 1 and np.std(cv.raw[ok]) > 0 and np.std(data.targets[ok]) > 0 else None
-    return report
-
-
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
               help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them): -m bleu chrf, "
                    "or repeated -m; options as name:key=value (default: @heterogeneous if installed, else @lexical).")
-@click.option("--method", type=click.Choice(METHOD_NAMES), default="pairwise-lr",
-              show_default=True, help="Pairwise logistic ranking (DiscoTK), regression on scores, or ULC.")
+@click.option("--method", type=click.Choice(METHOD_NAMES), default="auto", show_default=True,
+              help="direct: weights searched for --objective (absolute judgments: MQM, DA); pairwise-lr: pairwise "
+                   "logistic ranking (DiscoTK); regression on scores; ULC. auto: direct on absolute judgments, "
+                   "pairwise-lr on rankings.")
+@click.option("--objective", type=click.Choice(tuple(OBJECTIVES)), default="wmt23", show_default=True,
+              help="What --method direct maximises on the training judgments: " + "; ".join(
+                  f"{k}: {v}" for k, v in OBJECTIVES.items()) + ".")
+@click.option("--output", type=click.Choice(OUTPUT_CHOICES), default="auto", show_default=True,
+              help="Segment score: human (linear, fitted to the training judgments' scale), linear (w.x + b), or "
+                   "sigmoid (DiscoTK's, saturates). auto: human on absolute judgments, linear on rankings. The "
+                   "system score is the mean of w.x + b.")
 @click.option("--regressor", type=click.Choice(REGRESSORS), default="ridge", show_default=True,
               help="Learner of --method regression.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write (JSON).")
 @click.option("--name", default=None, help="Model name recorded in the file (default: the file name stem).")
 @click.option("--judgments", type=click.Choice(JUDGMENTS), default="auto", show_default=True,
               help="Train on relative rankings or absolute scores (auto: rankings when present).")
-@click.option("--min-diff", type=float, default=None,
-              help="Absolute scores: a pair needs a larger difference (default 25% of the score range; DARR: 25).")
+@click.option("--min-diff", type=click.FloatRange(min=0.0), default=None,
+              help="Absolute scores: a pair needs a larger difference (default by judgment type: MQM and ESA 0, "
+                   "DA on 0-100 WMT DARR's 25, other scales 25% of the range).")
 @click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
 @click.option("--normalise", type=click.Choice(NORMALISE), default="testbed", show_default=True,
               help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
@@ -996,13 +974,13 @@ def _train_report(data, cv, options) -> dict:
 @score_cache_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
-def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, name, judgments, min_diff, aspect,
-          normalise, folds, cv_by, inner_folds, jobs, cache, fmt, quiet):
+def train(testbed_path, lp, testbed_options, metrics, method, objective, output, regressor, out, name, judgments,
+          min_diff, aspect, normalise, folds, cv_by, inner_folds, jobs, cache, fmt, quiet):
     """Train a tuned metric on a test bed's human judgments; print its cross-validated quality.
 
     Several language pairs of one folder train one model: --lp cs-en,de-en,es-en.
     """
-    from .combine.learn import TrainOptions, cross_validate, fit_model, training_data
+    from .combine.learn import TrainOptions, cross_validate, fit_model, training_data, training_report
     from .scoring import score_testbed
 
     if folds == 1:
@@ -1024,7 +1002,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     if any(is_model_file(spec) for spec in specs):
         raise OptionError("a tuned metric (model file) cannot be a feature of another model")
     options = TrainOptions(method=method, regressor=regressor, inner_folds=inner_folds,
-                           name=name or Path(out).stem)
+                           name=name or Path(out).stem, objective=objective, output=output)
     options.check()
     for tb in testbeds:
         if not tb.preferences and not tb.scores:
@@ -1035,6 +1013,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
     progress = not quiet
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
+    options = options.resolved(data.pairs.kind)
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -1044,7 +1023,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
         cv = cross_validate(data, options, folds, by=cv_by) if folds else None
         model = fit_model(data, options)
     model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
-    report = _train_report(data, cv, options)
+    report = training_report(data, cv, options.method, [table.system for _, table in sources])
     from .metrics.tuned import save_text
 
     save_text(model.to_json(), out)
@@ -1065,7 +1044,8 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
             left = [f"{described['ties_dropped']} human ties left out"] if described["ties_dropped"] else []
             if described.get("below_threshold"):
                 left.append(f"{described['below_threshold']} candidate pairs within min_diff "
-                            f"{described['min_diff']:g}")
+                            f"{described['min_diff']:g}" + (f" ({described['min_diff_rule']})"
+                                                           if described.get("min_diff_rule") else ""))
             if described["few_candidates"]:
                 left.append(f"{described['few_candidates']} judged segments with fewer than 2 candidates")
             lines.append(f"trained {model.method} on {tb.name}: {described['segments']} segments, "
@@ -1074,6 +1054,13 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
                          + (f"; {chosen}" if chosen and len(testbeds) == 1 else ""))
         if chosen and len(testbeds) > 1:
             lines.append(f"one model on all {len(testbeds)} test beds; {chosen}")
+        if "objective" in est:
+            lines.append(f"weights searched for {est['objective']}: {est['objective_value']:.4f} on the training "
+                         f"data (uniform weights, ULC: {est['uniform_value']:.4f}); {est['selected']} of "
+                         f"{len(model.specs)} metrics kept; {est['evaluations']} evaluations")
+        if "calibration" in est:
+            lines.append(f"output: linear, fitted to the training judgments' scale ({data.sources[0].get('targets')}"
+                         f"; segment and system scores on that scale)")
         if metric_set:
             lines.append(f"features: {metric_set}, {len(model.specs)} metrics"
                          + (" (the default)" if not metrics else ""))
@@ -1083,7 +1070,21 @@ def train(testbed_path, lp, testbed_options, metrics, method, regressor, out, na
             lines.append(f"note: fits stopped at the iteration limit before converging (ConvergenceWarning): "
                          f"{stopped['final']} training the model (parameter search included), "
                          f"{stopped['cross_validation']} in cross-validation")
-        if cv is not None:
+        if cv is not None and "statistics" in report:
+            how = ("leaving one test bed out" if cv.by == "testbed"
+                   else f"{report['folds']} folds grouped by segment")
+            lines.append(f"cross-validated quality ({how}; WMT23 statistics; a metric's system score is its own, "
+                         "a combination's the mean of its segment scores):")
+            heads = ("seg Pearson", "acc_eq", "sys Pearson", "sys accuracy", "average")
+            lines.append(f"  {'':<40}" + "".join(f"{h:>13}" for h in heads))
+            best = report["best_single"]
+            for name in report["tuned"]["testbeds"]:
+                for label, row in ((f"tuned ({model.method}, cv)", report["tuned"]),
+                                   ("ULC (all metrics)", report["ulc"]), (f"best single: {best['metric']}", best)):
+                    values = row["testbeds"][name]
+                    lines.append(f"  {name + ': ' + label:<40}"
+                                 + "".join(f"{_fmt(values[k]):>13}" for k in report["statistics"]))
+        elif cv is not None:
             how = ("leaving one test bed out" if cv.by == "testbed"
                    else f"{report['folds']} folds grouped by segment")
             over = (f"mean over {len(testbeds)} test beds of" if len(testbeds) > 1 else "over")

@@ -19,11 +19,11 @@ from combo.scoring import resolve_metric
 SPECS = ["bleu", "chrf", "ter", "rouge-l"]
 
 
-def _hand_model() -> TunedModel:
-    """chrF (range 0..1) and TER (range 0..2, flipped) with weights 2 and 1, bias -1."""
+def _hand_model(output: str = "sigmoid") -> TunedModel:
+    """chrF (range 0..1) and TER (range 0..2, flipped) with weights 2 and 1, bias -1 (DiscoTK's sigmoid output)."""
     entries = [MetricEntry.of(s, get_metric(s)) for s in ("chrf", "ter")]
     return TunedModel(entries, lo=[0.0, 0.0], hi=[1.0, 2.0], weights=[2.0, 1.0], bias=-1.0, method="pairwise-lr",
-                      name="hand")
+                      name="hand", output=output)
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +57,11 @@ def test_hand_worked_segment_and_system_scores():
     # several references, their number varying per segment
     assert metric.segment_scores(["a b", "a c"], [["x"], ["a b", "a c", "z"]])[1] == pytest.approx(expit(2.0))
     assert metric.higher_is_better and metric.signature.startswith("tuned|model:hand|method:pairwise-lr|metrics:2")
+    # the linear output (the default of new models): segment scores are raw, the system score their mean
+    linear = TunedMetric(_hand_model("linear"), [get_metric("chrf"), get_metric("ter")])
+    assert np.allclose(linear.segment_scores(hyps, refs), raw)
+    assert linear.corpus_score(hyps, refs) == pytest.approx(linear.segment_scores(hyps, refs).mean())
+    assert linear.signature != metric.signature  # the output is part of what the model's digest covers
 
 
 def test_round_trip_gives_identical_scores(example, model_file):
@@ -77,9 +82,10 @@ def test_tuned_metric_through_score_testbed(example, model_file, tmp_path):
     path, model = model_file
     t = score_testbed(tb, [str(path), "chrf"], cache_dir=tmp_path / "cache")
     assert t.metrics == [str(path), "chrf"] and t.higher_is_better == [True, True]
-    # by hand from the component metrics: raw = w . minmax(x) + b per row, sigmoid per segment, mean raw per system
+    # by hand from the component metrics: raw = w . minmax(x) + b per row, the segment score itself (linear
+    # output), mean raw per system
     raw = model.raw_scores(table.segment)
-    assert np.allclose(t.segment[0], expit(raw), rtol=0, atol=1e-12)
+    assert model.output == "linear" and np.allclose(t.segment[0], raw, rtol=0, atol=1e-12)
     for s, name in enumerate(t.systems):
         assert t.system[0, s] == pytest.approx(raw[table.row_system == s].mean(), abs=1e-12)
     again = score_testbed(tb, [str(path)], cache_dir=tmp_path / "cache")  # from the cache
@@ -294,4 +300,4 @@ def test_real_wmt12_subset_train_then_score(data, tmp_path):
     assert model.training["testbeds"][0]["pairs"] == sum(not p.tie for p in tb.preferences)
     model.save(tmp_path / "de-en.json")
     t = score_testbed(tb, [str(tmp_path / "de-en.json")])
-    assert np.allclose(t.segment[0], expit(model.raw_scores(table.segment)), rtol=0, atol=1e-12)
+    assert np.allclose(t.segment[0], model.raw_scores(table.segment), rtol=0, atol=1e-12)  # linear output

@@ -45,12 +45,33 @@ from ..meta.pairwise import KendallLikeResult, wmt_kendall
 from ..metrics.external import without_inputs
 from ..scoring import ScoreTable
 from ..testbed import Testbed
-from ..metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, REGRESSORS, MetricEntry, TunedModel
+from ..metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, OUTPUT_CHOICES, REGRESSORS, MetricEntry, TunedModel
+from .objective import DirectCombiner, JudgedBlock, calibrate, wmt23_statistics
 from .ulc import fit_minmax, minmax_normalise
 
 DEFAULT_CS = (0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 DEFAULT_ALPHAS = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
-DARR_FRACTION = 0.25  # default min_diff: 25 % of the observed score range (25 on a fully used 0-100 scale)
+DARR_FRACTION = 0.25  # default min_diff of unnamed scales: 25 % of the observed range (25 on a fully used 0-100 scale)
+DARR_POINTS = 25.0  # WMT DARR's threshold for 0-100 direct assessment (Bojar et al. 2017; Ma et al. 2018)
+#: Aspects (human-score names) whose every score difference is a preference: MQM error points and ESA.
+EXACT_ASPECTS = ("mqm", "esa")
+
+
+def default_min_diff(aspect: Optional[str], human: np.ndarray) -> Tuple[float, str]:
+    """The default pair threshold for absolute scores of ``aspect``, and why.
+
+    MQM and ESA (an aspect named ``mqm...`` or ``esa...``): 0, every two
+    different scores make a pair (human ties are ties). Direct assessment on
+    0-100 (``da...``): WMT DARR's 25 points. Any other scale: 25% of the
+    observed range of ``human``.
+    """
+    name = (aspect or "").lower()
+    if name.startswith(EXACT_ASPECTS):
+        return 0.0, f"{aspect}: every score difference"
+    lo, hi = float(np.nanmin(human)), float(np.nanmax(human))
+    if name.startswith("da") and 0.0 <= lo and hi <= 100.0:
+        return DARR_POINTS, f"{aspect}: WMT DARR's 25 points"
+    return DARR_FRACTION * (hi - lo), f"{aspect}: 25% of the observed range {lo:g} to {hi:g}"
 
 
 # -- training pairs and targets -------------------------------------------------------------------
@@ -64,6 +85,7 @@ class TrainingPairs:
     segment: np.ndarray
     kind: str  # "rankings" or "scores"
     min_diff: Optional[float] = None
+    min_diff_rule: str = ""  # why this threshold (default_min_diff), or "given"
     ties_dropped: int = 0  # human ties (rankings), left out
     below_threshold: int = 0  # candidate pairs whose scores differ by min_diff or less (scores)
     unscored: int = 0  # preferences naming a candidate missing from the score table or lacking a metric score
@@ -78,11 +100,12 @@ class TrainingPairs:
 
     def subset(self, keep: np.ndarray) -> "TrainingPairs":
         return TrainingPairs(self.better[keep], self.worse[keep], self.segment[keep], self.kind, self.min_diff,
-                             self.ties_dropped, self.below_threshold, self.unscored, self.few_candidates)
+                             self.min_diff_rule, self.ties_dropped, self.below_threshold, self.unscored,
+                             self.few_candidates)
 
     def describe(self) -> Dict[str, Any]:
         return {"judgments": self.kind, "pairs": len(self), "segments": int(len(np.unique(self.segment))),
-                "min_diff": self.min_diff, "ties_dropped": self.ties_dropped,
+                "min_diff": self.min_diff, "min_diff_rule": self.min_diff_rule, "ties_dropped": self.ties_dropped,
                 "below_threshold": self.below_threshold, "unscored": self.unscored,
                 "few_candidates": self.few_candidates}
 
@@ -125,9 +148,9 @@ def pairs_from_testbed(testbed: Testbed, table: ScoreTable, judgments: str = "au
     """Training pairs of ``testbed`` with row indices into ``table`` (rows of the same test bed).
 
     ``judgments="auto"`` uses relative rankings when there are any, else
-    absolute scores. With scores, ``min_diff`` (default: 25 % of the observed
-    range of the candidates' mean scores, so 25 on a fully used 0-100 scale;
-    pass 25 for WMT DARR exactly) is the difference a pair must exceed.
+    absolute scores. With scores, ``min_diff`` is the difference a pair must
+    exceed; its default follows the judgment type (:func:`default_min_diff`:
+    MQM and ESA 0, DA on 0-100 WMT DARR's 25, other scales 25% of the range).
     """
     kind = _judgment_kind(testbed, judgments)
     lookup = _row_lookup(table)
@@ -153,15 +176,16 @@ def pairs_from_testbed(testbed: Testbed, table: ScoreTable, judgments: str = "au
             seg.append(p.segment)
         n_cand = (lookup >= 0).sum(axis=0)
         return TrainingPairs(np.asarray(better, np.int64), np.asarray(worse, np.int64), np.asarray(seg, np.int64),
-                             "rankings", None, ties, 0, unscored, int((judged & (n_cand < 2)).sum()))
+                             "rankings", None, "", ties, 0, unscored, int((judged & (n_cand < 2)).sum()))
     human, aspect = _human_matrix(testbed, table, aspect)
     human = np.where(lookup >= 0, human, np.nan)  # only candidates with metric scores
     judged = np.isfinite(human)
     if min_diff is None:
-        lo, hi = np.nanmin(human), np.nanmax(human)
-        min_diff = DARR_FRACTION * float(hi - lo)
+        min_diff, rule = default_min_diff(aspect, human[judged])
     elif not (isinstance(min_diff, (int, float)) and math.isfinite(min_diff) and min_diff >= 0):
         raise OptionError(f"min_diff must be a finite number >= 0, not {min_diff!r}")
+    else:
+        rule = "given"
     min_diff = float(min_diff)
     a, b = np.triu_indices(human.shape[0], 1)
     ha, hb = human[a], human[b]  # (system pairs, segments)
@@ -174,7 +198,7 @@ def pairs_from_testbed(testbed: Testbed, table: ScoreTable, judgments: str = "au
     order = np.lexsort((wsys, bsys, seg))
     seg, bsys, wsys = seg[order], bsys[order], wsys[order]
     n_judged = judged.sum(axis=0)
-    return TrainingPairs(lookup[bsys, seg], lookup[wsys, seg], seg.astype(np.int64), "scores", min_diff, 0,
+    return TrainingPairs(lookup[bsys, seg], lookup[wsys, seg], seg.astype(np.int64), "scores", min_diff, rule, 0,
                          int((both & ~keep).sum()), 0, int(((n_judged > 0) & (n_judged < 2)).sum()))
 
 
@@ -211,8 +235,11 @@ class TrainingData:
     per: str
     pairs: TrainingPairs  # global row indices
     pair_source: np.ndarray  # (pairs,) test bed index
-    targets: np.ndarray  # (rows,) regression targets, NaN where none
+    targets: np.ndarray  # (rows,) regression targets (absolute scores: the human score), NaN where none
     sources: List[Dict[str, Any]]
+    system: Optional[np.ndarray] = None  # (rows,) system of each row, numbered over all test beds
+    candidate: Optional[np.ndarray] = None  # (rows,) False for human translations listed as systems
+    system_offset: Optional[np.ndarray] = None  # (sources,) the number of each test bed's first system in ``system``
 
     @property
     def n_rows(self) -> int:
@@ -227,18 +254,19 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
     ``normalise``: ``"testbed"`` (ranges per test bed; per language pair for
     WMT12 readers), ``"group"`` (per segment ``group``, e.g. a language pair
     inside one test bed) or ``"all"``. ``targets=True`` also computes
-    regression targets (:func:`targets_from_testbed`).
+    regression targets from rankings and requires every score
+    (:func:`targets_from_testbed`); absolute scores are always kept as targets.
     """
     if normalise not in NORMALISE:
         raise OptionError(f"unknown normalise={normalise!r}; choose one of {list(NORMALISE)}")
     if not sources:
         raise InputError("no test bed to train on")
     first = sources[0][1]
-    scores, segment, source, groups, targets_all = [], [], [], [], []
+    scores, segment, source, groups, targets_all, system, candidate, offsets = [], [], [], [], [], [], [], []
     better, worse, pseg, psrc = [], [], [], []
     counts = {"ties_dropped": 0, "below_threshold": 0, "unscored": 0, "few_candidates": 0}
     kinds, diffs, described = set(), [], []
-    row_offset = seg_offset = 0
+    row_offset = seg_offset = sys_offset = 0
     names_seen: Dict[str, int] = {}
     for k, (tb, table) in enumerate(sources):
         if table.metrics != first.metrics or \
@@ -259,9 +287,16 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
             left_out = int((~keep).sum())
             pairs = pairs.subset(keep)
             pairs.unscored += left_out
-        if targets:
+        if targets or pairs.kind == "scores":
             t, tkind = targets_from_testbed(tb, table, judgments, aspect)
-            targets_all.append(t)
+        else:
+            t, tkind = np.full(len(table.row_system), np.nan), None
+        targets_all.append(t)
+        listed = set(tb.metadata.get("human_systems") or [])
+        candidate.append(np.array([table.systems[s] not in listed for s in table.row_system], dtype=bool))
+        system.append(table.row_system + sys_offset)
+        offsets.append(sys_offset)
+        sys_offset += len(table.systems)
         kinds.add(pairs.kind)
         diffs.append(pairs.min_diff)
         for key in counts:
@@ -286,16 +321,18 @@ def training_data(sources: Sequence[Tuple[Testbed, ScoreTable]], normalise: str 
         described.append({"name": tag, "digest": tb.digest(), "segments": len(tb.segments),
                           "systems": len(table.systems),
                           "candidates": n_rows, **pairs.describe(),
-                          **({"targets": tkind, "targeted_candidates": int(np.isfinite(t).sum())} if targets else {})})
+                          **({"targets": tkind, "targeted_candidates": int(np.isfinite(t).sum())} if tkind else {})})
         row_offset += n_rows
         seg_offset += len(tb.segments)
     kind = kinds.pop() if len(kinds) == 1 else "mixed"
+    rules = {d.get("min_diff_rule", "") for d in described}
     all_pairs = TrainingPairs(np.concatenate(better), np.concatenate(worse), np.concatenate(pseg), kind,
-                              diffs[0] if len(set(diffs)) == 1 else None, **counts)
+                              diffs[0] if len(set(diffs)) == 1 else None, rules.pop() if len(rules) == 1 else "",
+                              **counts)
     return TrainingData(list(first.metrics), list(first.signatures), np.asarray(first.higher_is_better, bool),
                         np.hstack(scores), np.concatenate(segment), np.concatenate(source), groups, normalise,
-                        all_pairs, np.concatenate(psrc),
-                        np.concatenate(targets_all) if targets else np.full(row_offset, np.nan), described)
+                        all_pairs, np.concatenate(psrc), np.concatenate(targets_all), described,
+                        np.concatenate(system), np.concatenate(candidate), np.asarray(offsets, dtype=np.int64))
 
 
 def _features(scores: np.ndarray, groups: Sequence[str], ranges: Dict[str, Tuple], hib: np.ndarray) -> np.ndarray:
@@ -632,7 +669,15 @@ class UniformCombiner(_PairwiseRanking, BaseEstimator):
 
 @dataclass
 class TrainOptions:
-    """How to train: method, regressor, parameter grids and inner folds."""
+    """How to train: method, regressor, objective, output, parameter grids and inner folds.
+
+    ``method="auto"`` is ``direct`` (weights searched for ``objective``,
+    :mod:`combo.combine.objective`) on absolute judgments and ``pairwise-lr``
+    on relative rankings. ``output``: ``"auto"`` fits a linear output to the
+    training judgments' scale for ``direct`` and ``pairwise-lr`` on absolute
+    judgments (``"human"``) and keeps ``w . x`` otherwise (``"linear"``);
+    ``"sigmoid"`` is DiscoTK's.
+    """
 
     method: str = "pairwise-lr"
     regressor: str = "ridge"
@@ -640,12 +685,32 @@ class TrainOptions:
     alphas: Sequence[float] = DEFAULT_ALPHAS
     inner_folds: int = 5
     name: str = "tuned"
+    objective: str = "wmt23"
+    output: str = "auto"
+    prune: float = 0.02
 
     def check(self) -> None:
+        from .objective import OBJECTIVES
+
         if self.method not in METHOD_NAMES:
             raise OptionError(f"unknown method {self.method!r}; choose one of {list(METHOD_NAMES)}")
         if self.regressor not in REGRESSORS:
             raise OptionError(f"unknown regressor {self.regressor!r}; choose one of {list(REGRESSORS)}")
+        if self.objective not in OBJECTIVES:
+            raise OptionError(f"unknown objective {self.objective!r}; choose one of {list(OBJECTIVES)}")
+        if self.output not in OUTPUT_CHOICES:
+            raise OptionError(f"unknown output {self.output!r}; choose one of {list(OUTPUT_CHOICES)}")
+        if not (isinstance(self.prune, (int, float)) and 0.0 <= self.prune < 1.0):
+            raise OptionError(f"prune must be a number in [0, 1), not {self.prune!r}")
+
+    def resolved(self, kind: str) -> "TrainOptions":
+        """These options with ``auto`` method and output decided for judgments of ``kind`` (scores, rankings)."""
+        from dataclasses import replace
+
+        method = self.method if self.method != "auto" else "direct" if kind == "scores" else "pairwise-lr"
+        fitted = kind == "scores" and method in ("direct", "pairwise-lr")  # regression predicts the scale itself
+        output = self.output if self.output != "auto" else "human" if fitted else "linear"
+        return replace(self, method=method, output=output)
 
     @property
     def model_method(self) -> str:
@@ -684,6 +749,7 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
     """Fit a model on ``data`` (on the rows where ``rows`` is True, whole segments; default all)."""
     options = options or TrainOptions()
     options.check()
+    options = options.resolved(data.pairs.kind)
     train = np.ones(data.n_rows, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
     entries = entries if entries is not None else _metric_entries(data)
     groups = [g for g, keep in zip(data.norm_group, train) if keep]
@@ -711,20 +777,67 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
         chosen = {"alpha": est.alpha_, "cv": est.cv_results_, "not_converged": est.n_not_converged_,
                   "target_mean": est.target_mean_,
                   "target_scale": est.target_scale_, "targets": int(judged.sum())}
+    elif options.method == "direct":
+        est, chosen = _fit_direct(data, X, train, options)
     else:
         est = UniformCombiner().fit(X[train])
+    coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
+    if options.output == "human":
+        judged = train & np.isfinite(data.targets)
+        a, c = calibrate(X[judged] @ coef + intercept, data.targets[judged])
+        coef, intercept = a * coef, a * intercept + c
+        chosen["calibration"] = {"scale": a, "offset": c, "rows": int(judged.sum()),
+                                 "to": "the training judgments (least squares)"}
     training = {
         "testbeds": data.sources,
         "rows": int(train.sum()),
         "judgments": data.pairs.kind,
         "pairs": len(data.pairs) if rows is None else int((train[data.pairs.better]).sum()),
         "min_diff": data.pairs.min_diff,
+        "min_diff_rule": data.pairs.min_diff_rule,
         "estimator": {"class": type(est).__name__, "params": _json_params(est.get_params()), **chosen},
         "analysers": {e.spec: _analysers(e) for e in entries},  # load_model refuses the model when they change
     }
-    return TunedModel(entries, lo, hi, est.coef_, float(est.intercept_), options.model_method, options.name,
+    return TunedModel(entries, lo, hi, coef, intercept, options.model_method, options.name,
                       data.per, {g: {"lo": r[0].tolist(), "hi": r[1].tolist()} for g, r in per_group.items()},
-                      training)
+                      training, output="sigmoid" if options.output == "sigmoid" else "linear")
+
+
+def judged_blocks(data: TrainingData, rows: np.ndarray) -> Tuple[List[JudgedBlock], np.ndarray]:
+    """The judged candidates among ``rows`` (a mask) as one :class:`JudgedBlock` per test bed, and the row
+    indices the blocks' cells point into (in that order). Human translations listed as systems are left out."""
+    keep = rows & np.isfinite(data.targets)
+    if data.candidate is not None:
+        keep &= data.candidate
+    blocks, index = [], []
+    offset = 0
+    for k in range(len(data.sources)):
+        r = np.flatnonzero(keep & (data.source == k))
+        if len(r) == 0:
+            continue
+        block = JudgedBlock.of(data.targets[r], data.system[r], data.segment[r])
+        block.rows[block.rows >= 0] += offset
+        offset += len(r)
+        blocks.append(block)
+        index.append(r)
+    return blocks, (np.concatenate(index) if index else np.zeros(0, dtype=np.int64))
+
+
+def _fit_direct(data: TrainingData, X: np.ndarray, train: np.ndarray, options: TrainOptions):
+    """Weights searched for ``options.objective`` on the training rows (:func:`combo.combine.objective.search_weights`)."""
+    if data.pairs.kind != "scores" or data.system is None:
+        raise InputError("--method direct searches weights for a criterion over absolute human scores (MQM, DA); "
+                         "these judgments are relative rankings",
+                         fix="use --method pairwise-lr (the default for rankings)")
+    blocks, index = judged_blocks(data, train)
+    if not blocks:
+        raise InputError("no candidate with a human score to train on", fix="train on a test bed with scores")
+    est = DirectCombiner(options.objective, options.prune).fit(X[index], blocks=blocks)
+    found = est.search_
+    chosen = {"objective": options.objective, "objective_value": found.value,
+              "uniform_value": found.uniform_value, "evaluations": found.evaluations,
+              "selected": int((found.weights > 0).sum())}
+    return est, chosen
 
 
 def _analysers(entry: MetricEntry) -> str:
@@ -802,6 +915,74 @@ def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, f
         fold[test_rows] = k
         models.append(model)
     return CrossValidation(raw, fold, models, by)
+
+
+#: The statistics of :func:`training_report` on absolute judgments, in the order printed (WMT23's per pair).
+WMT23_STATISTICS = ("seg_pearson", "seg_acc_eq", "sys_pearson", "sys_accuracy", "average")
+
+
+def training_report(data: TrainingData, cv: Optional[CrossValidation], method: str,
+                    system_scores: Optional[Sequence[np.ndarray]] = None) -> Dict[str, Any]:
+    """The quality of the cross-validated tuned scores beside the ULC of the same metrics and each metric alone.
+
+    Relative rankings: WMT12 Kendall over the training pairs (human ties left
+    out), pooled for one test bed, the mean over test beds for several (as WMT
+    averages language pairs). Absolute scores: WMT23's four statistics and
+    their average on each test bed (:func:`combo.combine.objective.wmt23_statistics`),
+    and their mean over test beds; a single metric's system score is its own
+    (``system_scores[k]``: the table's (metrics, systems) of test bed ``k``),
+    a combination's the mean of its segment scores.
+    """
+    from .ulc import ulc
+
+    combined = ulc(data.scores, data.higher_is_better, data.norm_group)
+    oriented = [data.scores[k] if data.higher_is_better[k] else -data.scores[k] for k in range(len(data.metrics))]
+    report: Dict[str, Any] = {"folds": cv.folds if cv is not None else 0,
+                              "grouped_by": cv.by if cv is not None else None, "pairs": len(data.pairs)}
+    if data.pairs.kind == "scores":
+        blocks, index = judged_blocks(data, np.ones(data.n_rows, dtype=bool))
+        names = [d["name"] for d, k in zip(data.sources, range(len(data.sources)))
+                 if np.any((data.source == k) & np.isfinite(data.targets))]
+
+        def stats(values, metric=None):
+            per = []
+            for b, k in zip(blocks, sorted(set(data.source[index].tolist()))):
+                sys_ = None
+                if metric is not None and system_scores is not None:
+                    own = np.asarray(system_scores[k][metric], dtype=np.float64)
+                    sys_ = own[b.system_codes - data.system_offset[k]]
+                    sys_ = sys_ if data.higher_is_better[metric] else -sys_
+                per.append(wmt23_statistics(b, values[index], sys_))
+            mean = {s: float(np.mean([p[s] for p in per])) for s in WMT23_STATISTICS}
+            return {"testbeds": dict(zip(names, per)), "mean": mean}
+
+        singles = {m: stats(oriented[k], k) for k, m in enumerate(data.metrics)}
+        best = max(singles, key=lambda m: (np.nan_to_num(singles[m]["mean"]["average"], nan=-np.inf), m))
+        report.update({"criterion": "WMT23 statistics per test bed (seg Pearson, acc_eq by item, sys Pearson, "
+                                    "sys accuracy, their average)" + (f", mean over {len(blocks)} test beds"
+                                                                      if len(blocks) > 1 else ""),
+                       "statistics": list(WMT23_STATISTICS),
+                       "tuned": stats(cv.raw) if cv is not None else None, "ulc": stats(combined),
+                       "best_single": {"metric": best, **singles[best]}, "single": singles})
+        return report
+    n = len(data.sources)
+    subsets = [data.pairs.subset(data.pair_source == k) for k in range(n)] if n > 1 else [data.pairs]
+
+    def both(values):
+        return {ties: float(np.mean([pair_kendall(values, pairs, rule).value for pairs in subsets]))
+                for ties, rule in (("ties_discordant", "discordant"), ("ties_excluded", "excluded"))}
+
+    singles = {m: both(v) for m, v in zip(data.metrics, oriented)}
+    best = max(singles, key=lambda m: (np.nan_to_num(singles[m]["ties_discordant"], nan=-np.inf), m))
+    report.update({"criterion": "WMT12 Kendall over the training pairs (human ties left out)"
+                                + (f", mean over {n} test beds" if n > 1 else ""),
+                   "tuned": both(cv.raw) if cv is not None else None, "ulc": both(combined),
+                   "best_single": {"metric": best, **singles[best]}, "single": singles})
+    if cv is not None and method == "regression":
+        ok = np.isfinite(data.targets)
+        report["tuned"]["pearson_with_targets"] = float(np.corrcoef(cv.raw[ok], data.targets[ok])[0, 1]) \
+            if ok.sum() > 1 and np.std(cv.raw[ok]) > 0 and np.std(data.targets[ok]) > 0 else None
+    return report
 
 
 def pair_kendall(row_scores: np.ndarray, pairs: TrainingPairs, ties: str = "discordant") -> KendallLikeResult:

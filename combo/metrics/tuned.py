@@ -8,12 +8,15 @@ A model is a linear combination of metric segment scores, each min-max
 normalised with ranges stored in the file (lower-is-better metrics flipped):
 
     raw(a) = bias + sum_m weights[m] * norm_m(x_m(a))
-    segment score = sigmoid(raw(a));  system score = mean of raw over the system's segments
+    output "linear":  segment score = raw(a);           system score = mean of the segment scores
+    output "sigmoid": segment score = sigmoid(raw(a));  system score = mean of raw over the system's segments
 
-as DiscoTK (Guzmán et al. 2014, "Using Discourse Structure Improves Machine
-Translation Evaluation", §4; Joty et al. 2014, WMT14): the segment score is
-the logistic function of the interpolated score, the system score the mean of
-the raw interpolated segment scores. At scoring time every feature is
+"linear" (the default) keeps segment and system scores on one scale; a model
+trained on absolute judgments has its weights and bias fitted to the training
+judgments' scale (MQM points, say). "sigmoid" is DiscoTK's form (Guzmán et
+al. 2014, "Using Discourse Structure Improves Machine Translation
+Evaluation", §4; Joty et al. 2014, WMT14), which saturates; model files
+written before the field existed have it. At scoring time every feature is
 normalised with the ranges stored in the file (the union of the training
 ranges), never with ranges taken from the data being scored, so a segment
 gets the same score alone or within any corpus; values outside the stored
@@ -50,16 +53,32 @@ FORMAT_VERSION = 1
 #: What ``combo train`` fits (:mod:`combo.combine.learn`), kept here so that the command line reads them
 #: without importing scikit-learn: methods, regressors of ``regression``, the judgments trained on, how the
 #: features are normalised and how training is cross-validated.
-METHOD_NAMES = ("pairwise-lr", "regression", "ulc")
+METHOD_NAMES = ("auto", "pairwise-lr", "direct", "regression", "ulc")
 REGRESSORS = ("ridge", "svr")
 JUDGMENTS = ("auto", "rankings", "scores")
 NORMALISE = ("testbed", "group", "all")
 CV_BY = ("segment", "testbed")
 #: The ``method`` recorded in a model file: a training method, the regressor spelled out.
-METHODS = ("pairwise-lr",) + tuple(f"regression-{r}" for r in REGRESSORS) + ("ulc",)
+METHODS = ("pairwise-lr", "direct") + tuple(f"regression-{r}" for r in REGRESSORS) + ("ulc",)
+#: How a model turns its interpolated score into a segment score (see the module doc).
+OUTPUTS = ("linear", "sigmoid")
+#: What a direct weight search (``combo train --method direct --objective``) can maximise, with what each
+#: means (:mod:`combo.combine.objective`).
+OBJECTIVES = {
+    "wmt23": "the WMT23 average of the training pairs (system accuracy pooled; system Pearson, segment Pearson "
+             "and acc_eq per pair)",
+    "acc_eq": "acc_eq grouped by item with tie calibration, the mean over training pairs",
+    "seg_pearson": "segment Pearson without grouping, the mean over training pairs",
+    "seg_kendall": "segment Kendall tau-b without grouping, the mean over training pairs (MetaMetrics-MT's)",
+}
+#: What ``combo train --output`` takes: a model output, or "human" (linear, fitted to the training judgments'
+#: scale), or "auto" (human on absolute judgments, linear on rankings).
+OUTPUT_CHOICES = ("auto", "human", "linear", "sigmoid")
 
 _TOP_KEYS = ("format", "format_version", "combo_version", "name", "method", "metrics", "normalisation",
-             "weights", "bias", "training")
+             "weights", "bias", "training", "output")
+#: Fields a file written by an earlier combo may lack, with the value it meant.
+_OPTIONAL_KEYS = {"output": "sigmoid"}
 _METRIC_KEYS = ("spec", "name", "options", "signature", "higher_is_better")
 _NORM_KEYS = ("per", "lo", "hi", "groups")
 _RANGE_KEYS = ("lo", "hi")
@@ -100,6 +119,7 @@ class TunedModel:
     training: Dict[str, Any] = field(default_factory=dict)
     combo_version: str = ""
     format_version: int = FORMAT_VERSION
+    output: str = "linear"  # OUTPUTS: the segment score is raw, or its sigmoid (DiscoTK)
 
     def __post_init__(self) -> None:
         if not self.combo_version:
@@ -140,6 +160,7 @@ class TunedModel:
                                          for g, r in self.group_ranges.items()}},
             "weights": self.weights.tolist(),
             "bias": self.bias,
+            "output": self.output,
             "training": self.training,
         }
 
@@ -151,6 +172,8 @@ class TunedModel:
         """SHA-256 of the canonical JSON of everything that determines the scores."""
         d = self.to_dict()
         core = {k: d[k] for k in ("format_version", "method", "weights", "bias")}
+        if self.output != "sigmoid":  # the digest of a file written before outputs existed stays the same
+            core["output"] = self.output
         core["metrics"] = [{"name": m.name, "options": m.options, "higher_is_better": m.higher_is_better}
                            for m in self.metrics]
         core["ranges"] = [d["normalisation"]["lo"], d["normalisation"]["hi"]]
@@ -178,16 +201,18 @@ def _logistic(raw: np.ndarray) -> np.ndarray:
 class TunedMetric(Metric):
     """A learned linear combination of metrics (a :class:`TunedModel`), used like any other metric.
 
-    Statistics per row are ``[raw, 1]``: the segment score is
-    ``sigmoid(raw)``, the corpus score ``sum(raw) / count``, the mean of the
-    raw interpolated segment scores (DiscoTK; Guzmán et al. 2014, §4).
+    Statistics per row are ``[raw, 1]``: the segment score is ``raw`` (output
+    "linear") or ``sigmoid(raw)`` (output "sigmoid", DiscoTK; Guzmán et al.
+    2014, §4); the corpus score is ``sum(raw) / count``, the mean of the raw
+    interpolated segment scores, so with "linear" it is the mean of the
+    segment scores.
     """
 
     name = "tuned"
     family = "learned"
     higher_is_better = True
     citation = "pairwise learning to rank over metric scores, DiscoTK (Guzmán et al. 2014, §4)"
-    value_range = (0.0, 1.0)  # segment level; the system level is the raw mean, unbounded
+    value_range = (float("-inf"), float("inf"))  # output "sigmoid": (0, 1) at segment level
 
     def __init__(self, model: TunedModel, components: Sequence[Metric], path: Optional[str] = None):
         self.params = {}
@@ -198,6 +223,8 @@ class TunedMetric(Metric):
         self.layers = tuple(sorted({layer for c in self.components for layer in c.layers}))
         self.resources = tuple(sorted({r for c in self.components for r in c.resources}))
         self._digest = model.digest
+        if model.output == "sigmoid":
+            self.value_range = (0.0, 1.0)  # segment level; the system level is the raw mean, unbounded
 
     def __repr__(self) -> str:
         return f"TunedMetric({self.model.name!r}, {self.model.method}, {len(self.components)} metrics)"
@@ -264,7 +291,11 @@ class TunedMetric(Metric):
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
         stats = np.asarray(stats, dtype=np.float64)
         mean_raw = safe_divide(stats[..., 0], stats[..., 1])
-        return _logistic(mean_raw) if segment_level else mean_raw
+        return self.segment_output(mean_raw) if segment_level else mean_raw
+
+    def segment_output(self, raw: np.ndarray) -> np.ndarray:
+        """The segment score of interpolated scores ``raw``: themselves, or their sigmoid (DiscoTK's output)."""
+        return _logistic(raw) if self.model.output == "sigmoid" else raw
 
     def candidate_scores(self, cands) -> Tuple[np.ndarray, np.ndarray, str]:
         """Scores of a test bed's candidates when some components are read per candidate (``mtme:``, ``scores:``).
@@ -288,11 +319,11 @@ class TunedMetric(Metric):
             if len(vals):
                 sysv[s] = vals.mean()
         digest = hashlib.sha256("\n".join(inputs).encode("utf-8")).hexdigest()[:16]
-        return _logistic(raw), sysv, f"{self.signature}|inputs:{digest}"
+        return self.segment_output(raw), sysv, f"{self.signature}|inputs:{digest}"
 
     def raw_segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
                            weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
-        """The raw interpolated score ``w . x + b`` of each segment (before the sigmoid)."""
+        """The raw interpolated score ``w . x + b`` of each segment (before any sigmoid)."""
         return self.segment_statistics(hyps, refs, weights)[:, 0].copy()
 
 
@@ -437,12 +468,16 @@ class _Validator:
             self.fail(f"model format_version {version} (written by combo {doc.get('combo_version', '?')}) is "
                       f"incompatible with this combo, which reads format_version {FORMAT_VERSION}",
                       fix="use the combo version that wrote the model, or train it again")
+        doc = {**_OPTIONAL_KEYS, **doc}
         self.keys(doc, "model file", _TOP_KEYS)
         combo_version = self.string(doc["combo_version"], "combo_version")
         name = self.string(doc["name"], "name")
         method = self.string(doc["method"], "method")
         if method not in METHODS:
             self.fail(f"unknown method {method!r}; known: {list(METHODS)}")
+        output = self.string(doc["output"], "output")
+        if output not in OUTPUTS:
+            self.fail(f"unknown output {output!r}; known: {list(OUTPUTS)}")
         if not isinstance(doc["metrics"], list) or not doc["metrics"]:
             self.fail("metrics must be a non-empty list")
         entries = []
@@ -477,4 +512,4 @@ class _Validator:
         if not isinstance(doc["training"], dict):
             self.fail("training must be an object (the description of the training data)")
         return TunedModel(entries, lo, hi, weights, float(doc["bias"]), method, name, per, groups,
-                          doc["training"], combo_version, version)
+                          doc["training"], combo_version, version, output)
