@@ -33,8 +33,9 @@ from .testbed import Testbed
 
 CRITERIA = ("king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq",
             "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23", "mutt")
-#: Old criterion names still accepted: ``kendall`` was WMT's Kendall-like tau (not tau-b, which is ``seg_kendall``).
-CRITERION_ALIASES = {"kendall": "wmt_kendall"}
+#: Other names a criterion option accepts: ``kendall`` was WMT's Kendall-like tau (not tau-b, which is
+#: ``seg_kendall``); ``seg_pearson`` is WMT23's name of segment Pearson without grouping, which is ``r_snt``.
+CRITERION_ALIASES = {"kendall": "wmt_kendall", "seg_pearson": "r_snt"}
 #: Every name a criterion option accepts: the criteria and their old names.
 CRITERION_NAMES = CRITERIA + tuple(CRITERION_ALIASES)
 #: The WMT23 metrics task's statistics (Freitag et al. 2023; :mod:`combo.meta.wmt23`), over absolute scores.
@@ -113,11 +114,13 @@ class Quality(ValueResult):
     tie_share: float = float("nan")  # KING: share of its reference-against-best-candidate comparisons that tie
     value_strict: float = float("nan")  # KING under --king-ties strict (ties count 0), from the same counts
     sampling: Optional[Dict[str, float]] = None  # KING estimated from samples: stderr and 95% interval (low, high)
+    epsilon: float = float("nan")  # acc_eq: the tie threshold chosen, in the metric's (or combination's) own units
 
     def __str__(self) -> str:
         if not self.defined:
             return f"undefined ({self.note or 'no usable data'})"
         ties = f" ties {self.tie_share:.0%}" if np.isfinite(self.tie_share) else ""
+        ties += f" eps {self.epsilon:.4g}" if np.isfinite(self.epsilon) else ""
         if np.isfinite(self.low):
             return f"{self.value:.4f} [{self.low:.4f}, {self.high:.4f}]{ties}"
         return f"{self.value:.4f}{ties}"
@@ -369,7 +372,7 @@ class MetaEvaluator:
                            units=(better, worse, pairs.tie), groups=pairs.segment)
         res = pairwise_accuracy_with_ties(better, worse, pairs.tie)
         return Quality(res.value, criterion, scheme, len(pairs), skipped, f"epsilon {res.epsilon:.4g}",
-                       units=(better, worse, pairs.tie), groups=pairs.segment)
+                       units=(better, worse, pairs.tie), groups=pairs.segment, epsilon=res.epsilon)
 
     def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
@@ -402,7 +405,7 @@ class MetaEvaluator:
             per = seg_acc_eq_per_item(metric, human, res.epsilon)
             return Quality(res.value, criterion, scheme, n_cells, skipped,
                            "; ".join(x for x in (f"epsilon {res.epsilon:.4g}", note) if x),
-                           units=(per[np.isfinite(per)],))
+                           units=(per[np.isfinite(per)],), epsilon=res.epsilon)
         method = "kendall_b" if criterion == "seg_kendall_item" else "pearson"
         per = correlation_values(metric, human, method, "item", per_group=True)
         value = seg_correlation(metric, human, "kendall" if criterion == "seg_kendall_item" else "pearson", "item")
@@ -790,3 +793,47 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
             head = k
         clusters[k] = rank
     return clusters, ""
+
+
+# -- several language pairs: WMT23's official average (combo evaluate --lp en-de,he-en) -------------------------
+
+def wmt23_over_pairs(evaluators: Dict[str, MetaEvaluator], schemes: Sequence[str] = ("ulc",)
+                     ) -> Tuple[List[str], List[Dict[str, object]]]:
+    """Each metric and each scheme's combination of all of them on WMT23's task set over several language pairs.
+
+    ``evaluators``: one per language pair, scored with the same metrics. The
+    tasks are mt-metrics-eval's ``tasks.WMT23`` (:func:`combo.meta.wmt23.wmt23_tasks`):
+    system pairwise accuracy pooled over the pairs, then per pair system
+    Pearson, segment Pearson without grouping and acc_eq grouped by item; the
+    average is ``AverageCorrs`` (:func:`combo.meta.wmt23.wmt23_average`: the
+    pooled accuracy weighs as many tasks as there are pairs). Scores are
+    combined per pair as ``quality`` combines them; human translations listed
+    as systems are left out unless the evaluators include them.
+    """
+    lps = sorted(evaluators)
+    first = evaluators[lps[0]]
+    for lp in lps[1:]:
+        if evaluators[lp].table.metrics != first.table.metrics:
+            raise InputError(f"language pair {lp} was scored with other metrics than {lps[0]}")
+    m = len(first.table.metrics)
+    entries = [(name, [i]) for i, name in enumerate(first.table.metrics)]
+    entries += [(scheme.upper() + "(all)", list(range(m))) for scheme in schemes]
+    names, rows = [], []
+    for k, (name, subset) in enumerate(entries):
+        scheme = "ulc" if k < m else schemes[k - m]
+        seg, human, m_sys, h_sys = {}, {}, {}, {}
+        for lp in lps:
+            ev = evaluators[lp]
+            if not ev.has_absolute_scores:
+                raise InputError(f"language pair {lp} has no absolute segment scores (MQM, DA) for WMT23's tasks",
+                                 fix="give language pairs with MQM or DA scores")
+            keep = ev.system_mask
+            values, _ = ev.combined_rows(subset, scheme)
+            seg[lp] = ev._matrix(values)[keep]
+            human[lp] = np.where(np.isnan(seg[lp]), np.nan, ev.human[keep])
+            m_sys[lp] = ev.combined_systems(subset, scheme)[keep]
+            h_sys[lp] = ev.human_system_scores()[keep]
+        tasks = wmt23_tasks(seg, human, m_sys, h_sys)
+        names.append(name)
+        rows.append({"metric": name, "average": wmt23_average(tasks), "tasks": dict(tasks)})
+    return names, rows

@@ -165,3 +165,40 @@ def test_wmt23_release_scores(data):
     assert len(table.systems) == 13 and table.segment.shape == (3, 13 * 557)
     assert abs(table.system_scores("mtme:XCOMET-XL")["GPT4-5shot"] - 0.8865010843806105) < 1e-15
     assert np.max(np.abs(table.segment[1] - 100 * table.segment[2])) < 0.11
+
+
+def test_evaluate_over_two_language_pairs_gives_wmt23s_official_average(tmp_path):
+    # Two pairs of one folder, the same small data in each: WMT23's task set by hand from mt-metrics-eval's
+    # definitions (tasks.WMT23, AverageCorrs): system accuracy pooled over the pairs (weight 2 of 8), and per pair
+    # system Pearson, segment Pearson without grouping and acc_eq by item (1 of 8 each), correlations as (r + 1) / 2.
+    from scipy.stats import pearsonr
+
+    _evalset(tmp_path, "he-en", "refB")
+    d = _evalset(tmp_path, "en-de", "refA")
+    res = CliRunner().invoke(main, ["evaluate", "--testbed", str(d), "--lp", "en-de,he-en", "-m", "mtme:GOOD",
+                                    "--criteria", "seg_pearson,acc_eq_item,wmt23", "--bootstrap", "0", "-q",
+                                    "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    good = [0.9, 0.95, 0.8, 0.9, 0.7, 0.6, 0.75, 0.5, 0.2, 0.3, 0.1, 0.25]
+    mqm = [0, 0, -1, 0, -1, -2, -1, -5, -10, -8, -9, -7]
+    sys_r = pearsonr([0.5, 0.4, 0.1], [-0.25, -2.25, -8.5])[0]  # .sys.score against the mean MQM of each system
+    seg_r = pearsonr(good, mqm)[0]
+    # acc_eq: segment 3 ties sysA and sysB in MQM (-1, -1) while GOOD gives 0.8 and 0.75; a threshold of 0.05 or
+    # more (below the smallest other difference, 0.2) counts all 12 pairs right, so calibrated acc_eq is 1
+    official = {r["metric"]: r for r in doc["wmt23_official"]["rows"]}["mtme:GOOD"]
+    assert official["tasks"]["sys_accuracy"] == 1.0 and official["tasks"]["en-de seg_acc_eq"] == 1.0
+    assert official["tasks"]["he-en sys_pearson"] == pytest.approx(sys_r, abs=1e-12)
+    assert official["tasks"]["en-de seg_pearson"] == pytest.approx(seg_r, abs=1e-12)
+    expected = (2 * 1.0 + 2 * (sys_r + 1) / 2 + 2 * (seg_r + 1) / 2 + 2 * 1.0) / 8
+    assert official["average"] == pytest.approx(expected, abs=1e-12)
+    per_pair = {p["testbed"]: {r["metric"]: r for r in p["rows"]} for p in doc["pairs"]}
+    assert per_pair["wmt23.he-en"]["mtme:GOOD"]["r_snt"]["value"] == pytest.approx(seg_r, abs=1e-12)  # seg_pearson
+
+
+def test_a_folder_with_two_pairs_names_the_option_that_chooses_one(tmp_path):
+    _evalset(tmp_path, "he-en", "refB")
+    d = _evalset(tmp_path, "en-de", "refA")
+    res = CliRunner().invoke(main, ["score", "--testbed", str(d)])
+    assert res.exit_code == 2 and "--lp en-de" in res.output and "lp=..." not in res.output
+    assert CliRunner().invoke(main, ["score", "--testbed", str(d), "--lp", "en-de"]).exit_code == 0  # the fix works

@@ -87,8 +87,8 @@ def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
     if lp is None:
         pairs = sorted(p.name[:-4] for p in (folder / "sources").glob("*.txt"))
         if len(pairs) != 1:
-            raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); "
-                              "choose one with lp=...")
+            raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); choose one "
+                              f"with --lp {pairs[0] if pairs else 'xx-yy'} (in Python: lp={pairs[0] if pairs else 'xx-yy'!r})")
         lp = pairs[0]
     lp = LP.parse("mtme test bed", "lp", lp)
     return _call("mtme", read_mtme, folder.parent, folder.name, **options, lp=lp)
