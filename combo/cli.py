@@ -530,6 +530,9 @@ def search_options(func):
         click.option("--king-ties", type=click.Choice(KING_TIES), default="count",
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
+        click.option("--include-human", is_flag=True,
+                     help="Score human translations that a test bed lists as systems (mt-metrics-eval's outputs "
+                          "named after an unused reference) as systems, as WMT23 does for he-en's refA."),
         jobs_option(),
         score_cache_option(),
         click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
@@ -563,8 +566,8 @@ def search_options(func):
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, king_segments, memory, criterion, scheme,
-           strategy, beam_width, report_path):
+           kendall_ties, king_ties, include_human, jobs, cache, fmt, out, quiet, held_out, king_segments, memory,
+           criterion, scheme, strategy, beam_width, report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
@@ -577,7 +580,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                                       memory=memory, king_segments=king_segments)
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet, jobs=jobs)
+                       progress=not quiet, jobs=jobs, include_human=include_human)
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
@@ -627,9 +630,12 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, king_ties, jobs, cache, fmt, out, quiet, held_out, king_segments, memory,
-             criteria, combos, n_resamples, report_path):
-    """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals."""
+             kendall_variant, kendall_ties, king_ties, include_human, jobs, cache, fmt, out, quiet, held_out,
+             king_segments, memory, criteria, combos, n_resamples, report_path):
+    """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals.
+
+    Several language pairs of one folder (--lp en-de,he-en): each pair's table, then WMT23's official average over
+    the pairs (system accuracy pooled; the other tasks per pair)."""
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
     _check_report_possible(report_path)
@@ -641,44 +647,92 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     for c in schemes:
         if c not in SCHEMES:
             raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    lps = _language_pairs(lp)
+    if len(lps) > 1 and report_path:
+        raise OptionError(f"--report draws one test bed's report: give one --lp (e.g. --lp {lps[0]}) with --report")
     needs_refs = any(c in LIKENESS for c in crits) or "queen" in schemes
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
-    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, likeness, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs, memory=memory,
-                                      king_segments=king_segments)
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet, jobs=jobs)
-    names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
-    rows = evaluation_rows(names, qualities)
-    warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
-                f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
-                if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
-    if fmt == "json":
-        doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
-               "meanings": {c: CRITERION_MEANINGS[c] for c in crits}, "rows": rows, "notes": notes,
-               "warnings": warnings, "signatures": dict(zip(table.metrics, table.signatures)),
-               "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
-                             "unit": "whole segments (system-level criteria: systems)"}}
-        text = json.dumps(_clean(doc), indent=1, ensure_ascii=False, default=_json_default) + "\n"
+    docs, texts, evaluators = [], [], {}
+    for one_lp in lps:
+        tb, table, refs, notes = _prepare(testbed_path, one_lp, testbed_options, metrics, likeness, triples,
+                                          min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs,
+                                          memory=memory, king_segments=king_segments)
+        ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
+                           kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory,
+                           seed=seed, progress=not quiet, jobs=jobs, include_human=include_human)
+        evaluators[one_lp or tb.name] = ev
+        names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
+        doc, text = _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resamples, seed, king_ties)
+        docs.append(doc)
+        texts.append(text)
+    if len(lps) > 1:
+        official = _official_average(evaluators, [s for s in schemes if s != "queen"])
+        if fmt == "json":
+            text = json.dumps(_clean({"pairs": docs, "wmt23_official": official}), indent=1, ensure_ascii=False,
+                              default=_json_default) + "\n"
+        else:
+            text = "\n".join(texts) + "\n" + official["text"]
     else:
-        width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
-        cols = [max(len(c), 26, *(len(r[c]["text"]) for r in rows if r[c] is not None)) for c in crits]
-        lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
-        for r in rows:
-            cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
-            lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
-        lines += [f"# {c}: {CRITERION_MEANINGS[c]}" for c in crits]
-        lines += [f"warning: {w}" for w in warnings]
-        lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
-                     f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
-                     f"seed {seed}" if n_resamples else f"# {tb.name}")
-        lines += [f"note: {n}" for n in notes]
-        text = "\n".join(lines) + "\n"
+        text = (json.dumps(_clean(docs[0]), indent=1, ensure_ascii=False, default=_json_default) + "\n"
+                if fmt == "json" else texts[0])
     page = _report_page(ev, metrics, table, notes, seed, schemes=schemes, n_resamples=n_resamples,
                         evaluation=(names, qualities)) if report_path else None
     write_output(text, out)
     _write_report(page, report_path)
+
+
+def _language_pairs(lp: Optional[str]) -> List[Optional[str]]:
+    """``--lp``: one pair, or several separated by commas (distinct)."""
+    lps = [x.strip() for x in lp.split(",")] if lp else [None]
+    if len(set(lps)) != len(lps) or "" in lps:
+        raise OptionError(f"--lp {lp}: give distinct language pairs separated by commas (e.g. en-de,he-en)")
+    return lps
+
+
+def _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resamples, seed, king_ties):
+    """One test bed's ``combo evaluate`` result: the JSON document and the table text."""
+    from .evaluate import evaluation_rows
+
+    rows = evaluation_rows(names, qualities)
+    warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
+                f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
+                if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
+    doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
+           "meanings": {c: CRITERION_MEANINGS[c] for c in crits}, "rows": rows, "notes": notes,
+           "warnings": warnings, "signatures": dict(zip(table.metrics, table.signatures)),
+           "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
+                         "unit": "whole segments (system-level criteria: systems)"}}
+    width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
+    cols = [max(len(c), 26, *(len(r[c]["text"]) for r in rows if r[c] is not None)) for c in crits]
+    lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
+    for r in rows:
+        cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
+        lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
+    lines += [f"# {c}: {CRITERION_MEANINGS[c]}" for c in crits]
+    lines += [f"warning: {w}" for w in warnings]
+    lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
+                 f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
+                 f"seed {seed}" if n_resamples else f"# {tb.name}")
+    lines += [f"note: {n}" for n in notes]
+    return doc, "\n".join(lines) + "\n"
+
+
+def _official_average(evaluators, schemes) -> dict:
+    """WMT23's official average over the language pairs of ``evaluators`` (combo.evaluate.wmt23_over_pairs)."""
+    from .evaluate import wmt23_over_pairs
+
+    names, rows = wmt23_over_pairs(evaluators, schemes)
+    rows = sorted(rows, key=lambda r: -r["average"])
+    tasks = list(rows[0]["tasks"])
+    width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
+    lines = [f"WMT23's official average over {', '.join(sorted(evaluators))} (mt-metrics-eval tasks.WMT23: system "
+             f"accuracy pooled over the pairs weighs {len(evaluators)}/{4 * len(evaluators)}, each other task "
+             f"1/{4 * len(evaluators)}; correlations mapped to [0, 1]):",
+             f"{'metric':<{width}}{'average':>9}" + "".join(f"{t:>{max(len(t), 6) + 2}}" for t in tasks)]
+    for r in rows:
+        lines.append(f"{r['metric']:<{width}}{r['average']:>9.4f}"
+                     + "".join(f"{r['tasks'][t]:>{max(len(t), 6) + 2}.4f}" for t in tasks))
+    return {"pairs": sorted(evaluators), "rows": rows, "text": "\n".join(lines) + "\n"}
 
 
 # -- the HTML report: combo report, and --report FILE on evaluate and search ------------------------------------
@@ -1179,7 +1233,10 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
             records += [{"system": name, "segment": i + 1, "score": float(v)} for i, v in enumerate(seg)]
     if fmt == "json":
         doc = {"model": model_path, "signature": metric.signature, "level": level,
-               "scores": records, "note": "segment: sigmoid(w.x + b); system: mean of w.x + b over segments"}
+               "scores": records, "output": metric.model.output,
+               "note": ("segment: sigmoid(w.x + b) (DiscoTK's output); system: mean of w.x + b over segments"
+                        if metric.model.output == "sigmoid" else
+                        "segment: w.x + b; system: the mean of the segment scores (one scale)")}
         text = json.dumps(_clean(doc), indent=1, ensure_ascii=False) + "\n"
     else:
         text = _table(records, "tsv")
