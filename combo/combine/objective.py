@@ -35,7 +35,7 @@ from sklearn.base import BaseEstimator
 
 from ..errors import InputError, OptionError
 from ..meta.correlation import correlate
-from ..meta.pairwise import PreferencePairs, pairs_from_scores, pairwise_accuracy_with_ties
+from ..meta.pairwise import PreferencePairs, _acc_eq, _group_weights, pairs_from_scores
 from ..meta.wmt23 import sys_pairwise_accuracy, wmt23_average
 from ..metrics.tuned import OBJECTIVES
 
@@ -50,6 +50,7 @@ class JudgedBlock:
     human_sys: np.ndarray  # (systems,) mean of each system's rated scores
     pairs: PreferencePairs  # candidate pairs of one segment with human scores (acc_eq's)
     system_codes: np.ndarray  # the system each grid row stands for (the codes given to of())
+    _weights: Optional[np.ndarray] = None  # acc_eq's per-pair weights when every pair is scored (made once)
 
     @classmethod
     def of(cls, y: np.ndarray, systems: np.ndarray, segments: np.ndarray) -> "JudgedBlock":
@@ -101,8 +102,16 @@ def block_statistics(block: JudgedBlock, row_values: np.ndarray, needed: Sequenc
         p = block.pairs
         better, worse = m[p.better, p.segment], m[p.worse, p.segment]  # pair_scores, NaN allowed (unscored)
         ok = np.isfinite(better) & np.isfinite(worse)
-        res = pairwise_accuracy_with_ties(better[ok], worse[ok], block.pairs.tie[ok], group=block.pairs.segment[ok])
-        out["seg_acc_eq"] = float(res.value) if np.isfinite(res.value) else 0.0
+        if ok.all():  # the weights of the item grouping depend on the pairs only: made once per block
+            if block._weights is None:
+                block._weights = _group_weights(p.segment, len(p.segment))[0]
+            weights, tie = block._weights, p.tie
+        else:
+            better, worse, tie = better[ok], worse[ok], p.tie[ok]
+            weights = _group_weights(p.segment[ok], len(tie))[0]
+        # pairwise_accuracy_with_ties(..., group=segment) without its checks, which cost as much as the statistic
+        value = _acc_eq(better, worse, tie, weights, None, "quicksort")[0] if len(tie) else float("nan")
+        out["seg_acc_eq"] = float(value) if np.isfinite(value) else 0.0
     return out
 
 
