@@ -1130,14 +1130,15 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
             lines.append(f"cross-validated quality ({how}; WMT23 statistics; a metric's system score is its own, "
                          "a combination's the mean of its segment scores):")
             heads = ("seg Pearson", "acc_eq", "sys Pearson", "sys accuracy", "average")
-            lines.append(f"  {'':<40}" + "".join(f"{h:>13}" for h in heads))
             best = report["best_single"]
-            for name in report["tuned"]["testbeds"]:
-                for label, row in ((f"tuned ({model.method}, cv)", report["tuned"]),
-                                   ("ULC (all metrics)", report["ulc"]), (f"best single: {best['metric']}", best)):
-                    values = row["testbeds"][name]
-                    lines.append(f"  {name + ': ' + label:<40}"
-                                 + "".join(f"{_fmt(values[k]):>13}" for k in report["statistics"]))
+            entries = ((f"tuned ({model.method}, cv)", report["tuned"]), ("ULC (all metrics)", report["ulc"]),
+                       (f"best single: {best['metric']}", best))
+            labels = [(f"{name}: {label}", row["testbeds"][name]) for name in report["tuned"]["testbeds"]
+                      for label, row in entries]
+            width = max(len(label) for label, _ in labels) + 2
+            lines.append(f"  {'':<{width}}" + "".join(f"{h:>13}" for h in heads))
+            lines += [f"  {label:<{width}}" + "".join(f"{_fmt(values[k]):>13}" for k in report["statistics"])
+                      for label, values in labels]
         elif cv is not None:
             how = ("leaving one test bed out" if cv.by == "testbed"
                    else f"{report['folds']} folds grouped by segment")

@@ -804,16 +804,18 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
 
 
 def judged_blocks(data: TrainingData, rows: np.ndarray) -> Tuple[List[JudgedBlock], np.ndarray]:
-    """The judged candidates among ``rows`` (a mask) as one :class:`JudgedBlock` per test bed, and the row
-    indices the blocks' cells point into (in that order). Human translations listed as systems are left out."""
-    keep = rows & np.isfinite(data.targets)
+    """The candidates among ``rows`` (a mask) as one :class:`JudgedBlock` per test bed with a human score, and
+    the row indices the blocks' cells point into (in that order). Unjudged candidates stay in (a system's score
+    is the mean over all its segments, as a tuned metric scores it); human translations listed as systems are
+    left out."""
+    keep = rows.copy()
     if data.candidate is not None:
         keep &= data.candidate
     blocks, index = [], []
     offset = 0
     for k in range(len(data.sources)):
         r = np.flatnonzero(keep & (data.source == k))
-        if len(r) == 0:
+        if not np.isfinite(data.targets[r]).any():
             continue
         block = JudgedBlock.of(data.targets[r], data.system[r], data.segment[r])
         block.rows[block.rows >= 0] += offset

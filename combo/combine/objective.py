@@ -161,8 +161,9 @@ def search_weights(X: np.ndarray, blocks: Sequence[JudgedBlock], objective: str 
     """Non-negative weights of the columns of ``X`` (rows, metrics) that maximise ``objective`` over ``blocks``.
 
     scipy's Powell method over [0, 1]^m from 0.5 each (uniform: ULC), at most
-    ``maxfev`` evaluations (default 60 per metric); then weights below
-    ``prune`` times the largest are set to 0. The weights are scaled to sum to 1.
+    ``maxfev`` evaluations (default 60 per metric), kept only if better than
+    uniform weights; then weights below ``prune`` times the largest are set
+    to 0, unless that falls below uniform weights. The weights sum to 1.
     """
     from scipy.optimize import minimize
 
@@ -194,9 +195,13 @@ def search_weights(X: np.ndarray, blocks: Sequence[JudgedBlock], objective: str 
             w = x0
     if w.max() <= 0:
         w = np.ones(n_metrics)
-    w = np.where(w >= prune * w.max(), w, 0.0)
     w = w / w.sum()
-    return WeightSearch(w, objective_value(blocks, X @ w, objective), start, len(evaluations) + 1, objective)
+    pruned = np.where(w >= prune * w.max(), w, 0.0)
+    pruned = pruned / pruned.sum()
+    value = objective_value(blocks, X @ pruned, objective)
+    if value < start:  # pruning may lose more than the search gained: keep every weight then
+        pruned, value = w, objective_value(blocks, X @ w, objective)
+    return WeightSearch(pruned, value, start, len(evaluations) + 2, objective)
 
 
 @dataclass
