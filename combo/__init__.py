@@ -3,7 +3,8 @@
 from ._version import __version__
 
 from .errors import ComboError, InputError, OptionError, ResourceMissing
-from .metrics import Metric, get_metric, list_metrics, refs_from_streams, register
+from .metrics import Metric, list_metrics, refs_from_streams, register
+from .metrics import get_metric as _registered_metric
 from .io import load_testbed, read_jsonl, write_jsonl
 from .io.fetch import example_path  # the bundled example test bed (also load_testbed("example"))
 from .scoring import ScoreTable, score_testbed
@@ -16,6 +17,29 @@ def load_model(path):
     from .metrics.tuned import load_model as _load
 
     return _load(path)
+
+
+def get_metric(spec: str, **options) -> Metric:
+    """A metric by name or spec (``"bleu"``, ``"chrf:word_order=2"``, options as keywords), or a tuned metric
+    from a model file written by ``combo train`` (``"model.json"``, as ``-m model.json`` on the command line)."""
+    from .metrics.registry import is_model_file
+
+    if is_model_file(spec) and not options:
+        return load_model(spec)
+    return _registered_metric(spec, **options)
+
+
+#: Subpackages reached as attributes after ``import combo`` (imported on first use: the command line's start
+#: does not pay for them).
+_LAZY = ("analysis", "combine", "evaluate", "meta", "metrics", "report")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'combo' has no attribute {name!r}")
 
 __all__ = [
     "ComboError", "InputError", "Metric", "OptionError", "Preference", "ResourceMissing", "Score", "ScoreTable",

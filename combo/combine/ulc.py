@@ -86,7 +86,12 @@ def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Opt
 
 def ulc(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
         ) -> np.ndarray:
-    """Uniform linear combination (Giménez & Màrquez 2008, §3.1): mean of min-max normalised metric scores."""
+    """Uniform linear combination (Giménez & Màrquez 2008, §3.1): mean of min-max normalised metric scores.
+
+    ``scores``: shape (metrics, rows), NaN where a metric has no score; ``higher_is_better``: one bool per
+    metric (lower-is-better metrics are flipped); ``groups``: one name per row, each group normalised on its own
+    ranges (e.g. a language pair). Returns shape (rows,).
+    """
     norm, gi = fit_minmax(scores, higher_is_better, groups)
     return norm.apply(scores, gi).mean(axis=0)
 
