@@ -111,6 +111,66 @@ def write_output(text: str, out: Optional[str]) -> None:
     write_text_atomic(text, out)
 
 
+def check_outputs(**paths: Optional[str]) -> None:
+    """Refuse, before any work, output files that cannot be written, and two outputs naming one file.
+
+    ``paths``: option name (``out``, ``report``) -> the path given (None: not given). Each folder must exist and
+    take a new file (probed with a temporary file, removed at once, as the final write makes one); the same
+    messages as the write itself (:func:`combo.io.text.write_text_atomic`) gives, only before the scoring.
+    """
+    import os
+    import tempfile
+
+    given = {f"--{name}": path for name, path in paths.items() if path is not None}
+    seen = {}
+    for option, path in given.items():
+        where = os.path.realpath(path)
+        if where in seen:
+            target = Path(path)
+            other = target.with_name(f"{target.stem}-{option[2:]}{target.suffix or '.html'}")
+            raise OptionError(f"{seen[where]} and {option} both name {path}: one would overwrite the other "
+                              f"(fix: give {option} another file, e.g. {option} {other})")
+        seen[where] = option
+        target = Path(path)
+        folder = target.parent if str(target.parent) else Path(".")
+        if not folder.is_dir():
+            raise InputError("output folder does not exist", str(folder), fix="create it first")
+        if target.is_dir():
+            raise InputError("is a folder, not a file", str(target), fix="give the path of a file to write")
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+        except OSError as exc:
+            raise InputError(f"cannot write into this folder ({exc.strerror})", str(folder),
+                             fix="choose a writable place for the output") from None
+        os.close(fd)
+        os.unlink(probe)
+
+
+def write_outputs(text: Optional[str], out: Optional[str], page: Optional[str] = None,
+                  report_path: Optional[str] = None) -> None:
+    """Write the HTML report (when asked for) and then the result ``text`` (``--out``, else stdout; None: none).
+
+    The report goes first: when it cannot be written, no ``--out`` file and no output are left behind; when the
+    result cannot be written, a report this run created is removed again.
+    """
+    import os
+
+    if page is None:
+        if text is not None:
+            write_output(text, out)
+        return
+    existed = os.path.lexists(report_path)
+    write_text_atomic(page, report_path)
+    try:
+        if text is not None:
+            write_output(text, out)
+    except BaseException:
+        if not existed and os.path.exists(report_path):
+            os.unlink(report_path)
+        raise
+    click.echo(f"report written to {report_path} ({len(page.encode('utf-8')) / 1e6:.2f} MB)", err=True)
+
+
 def _table(records: List[dict], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
@@ -322,6 +382,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
     """Score every system of a test bed: system-level (corpus) or segment-level scores."""
     from .scoring import score_testbed
 
+    check_outputs(out=out)
     tb = _load_testbed(testbed_path, lp, testbed_options)
     table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet,
                           cache_dir=cache, memory=memory)
@@ -574,6 +635,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
 
     _check_report_possible(report_path)
+    check_outputs(out=out, report=report_path)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
                                       max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
@@ -615,8 +677,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
         lines += [f"note: {n}" for n in notes]
         text = "\n".join(lines) + "\n"
     page = _report_page(ev, metrics, table, notes, seed, search=result) if report_path else None
-    write_output(text, out)
-    _write_report(page, report_path)
+    write_outputs(text, out, page, report_path)
 
 
 @main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
@@ -639,6 +700,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
 
     _check_report_possible(report_path)
+    check_outputs(out=out, report=report_path)
     crits = [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",") if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
     for c in crits:
@@ -677,8 +739,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
                 if fmt == "json" else texts[0])
     page = _report_page(ev, metrics, table, notes, seed, schemes=schemes, n_resamples=n_resamples,
                         evaluation=(names, qualities)) if report_path else None
-    write_output(text, out)
-    _write_report(page, report_path)
+    write_outputs(text, out, page, report_path)
 
 
 def _language_pairs(lp: Optional[str]) -> List[Optional[str]]:
@@ -754,11 +815,6 @@ def _report_page(ev, metrics, table, notes, seed, **inputs) -> str:
     return build_report(ev, ReportInputs(seed=seed, notes=notes, tuned=tuned, command=command, **inputs))
 
 
-def _write_report(page: Optional[str], report_path: Optional[str]) -> None:
-    if page is not None:
-        write_text_atomic(page, report_path)
-        click.echo(f"report written to {report_path} ({len(page.encode('utf-8')) / 1e6:.2f} MB)", err=True)
-
 
 def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[str], seed: int):
     """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs`` on the trials in ``corruptions``
@@ -817,6 +873,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, search_metric_sets
 
     _check_report_possible(out)
+    check_outputs(out=out)
     crits = None if criteria is None else [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",")
                                            if c.strip()]
     schemes = [c.strip() for c in combos.split(",") if c.strip()]
@@ -840,7 +897,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
         accuracy, mutt_note = _mutt_accuracy(table.metrics, mutt, mutt_flickr8k, seed)
     page = _report_page(ev, metrics, table, notes, seed, criteria=crits, schemes=schemes, n_resamples=n_resamples,
                         search=result, mutt=accuracy, mutt_note=mutt_note or "", worst=worst)
-    _write_report(page, out)
+    write_outputs(None, None, page, out)
 
 
 def _fmt(value) -> str:
@@ -1037,6 +1094,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     from .combine.learn import TrainOptions, cross_validate, fit_model, training_data, training_report
     from .scoring import score_testbed
 
+    check_outputs(out=out)
     if folds == 1:
         raise OptionError("--folds 1: give 0 (no cross-validation) or at least 2")
     if inner_folds == 1:
@@ -1268,6 +1326,7 @@ def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency
     from .io.mutt import read_mutt, select_trials
     from .metric_unit_tests import run_unit_tests
 
+    check_outputs(out=out)
     sets = read_mutt(corruptions, flickr8k=flickr8k)
     chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)
     if not chosen:
