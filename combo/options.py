@@ -227,3 +227,29 @@ def split_key_values(owner: str, items, sep: str = ",") -> Dict[str, str]:
                               "give it once")
         out[key] = value.strip()
     return out
+
+
+def close_names(word: str, choices, n: int = 3) -> list:
+    """The choices closest to ``word`` (a typo), compared case-insensitively with ``-`` and ``_`` alike; at most
+    ``n``, best first, each as the choice is written."""
+    import difflib
+
+    def key(text: str) -> str:
+        return str(text).lower().replace("_", "-")
+
+    by_key: Dict[str, str] = {}
+    for c in choices:
+        by_key.setdefault(key(c), str(c))
+    exact = by_key.get(key(word))
+    if exact is not None:
+        return [exact]
+    return [by_key[k] for k in difflib.get_close_matches(key(word), list(by_key), n=n, cutoff=0.6)]
+
+
+def did_you_mean(word: str, choices, n: int = 3) -> str:
+    """``"did you mean X or Y?"`` for a mistyped ``word`` among ``choices``, or ``""`` when nothing is close: one
+    wording for every name a user types (metrics, sets, test beds, criteria, mtme names)."""
+    close = close_names(word, choices, n)
+    if not close:
+        return ""
+    return "did you mean " + (close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]) + "?"

@@ -177,7 +177,11 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
     if str(path) == "dstc7-sample" and not p.exists():  # built from the DSTC7 release in the data home
         return _load_dstc7_sample(**options)
     if not p.exists():
-        raise InputError("no such file or folder", p, fix="check the path")
+        from ..options import did_you_mean
+
+        here = [q.name for q in p.parent.iterdir()] if p.parent.is_dir() else []
+        hint = did_you_mean(p.name, here + ([] if p.parent != Path(".") else ["example", "dstc7-sample"]))
+        raise InputError("no such file or folder", p, fix=hint or "check the path")
     for layout in FORMATS:
         if layout.matches(p):
             return layout.read(p, **options)

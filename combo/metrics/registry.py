@@ -50,7 +50,11 @@ def metric_class(name: str) -> Type[Metric]:
     try:
         return _REGISTRY[name.lower()]
     except KeyError:
-        raise OptionError(f"unknown metric {name!r}; see `combo metrics` for the list") from None
+        from ..options import did_you_mean
+
+        hint = did_you_mean(name, [cls.name for cls in _REGISTRY.values()])
+        raise OptionError(f"unknown metric {name!r}; " + (f"{hint} " if hint else "")
+                          + "(`combo metrics` lists them all)") from None
 
 
 def get_metric(name: str, **options: Any) -> Metric:

@@ -85,7 +85,10 @@ def parse_set_spec(spec: str) -> Tuple[MetricSet, bool]:
     name, _, option = spec[1:].partition(":")
     metric_set = SETS.get(name.lower())
     if metric_set is None:
-        raise OptionError(f"unknown metric set {spec!r}. Fix: use one of "
+        from ..options import did_you_mean
+
+        hint = did_you_mean("@" + name, ["@" + n for n in SETS])
+        raise OptionError(f"unknown metric set {spec!r}; " + (f"{hint} " if hint else "") + "use one of "
                           f"{', '.join('@' + n for n in SETS)} (combo metrics lists them)")
     if option not in ("", AVAILABLE):
         raise OptionError(f"{spec}: a metric set takes only the option '{AVAILABLE}' "
