@@ -444,8 +444,14 @@ def check_language(metric: Metric, language: Optional[str], texts: str, given: M
     if reads_language(metric, language):
         return
     languages, why = metric.language_support()
+    read = ', '.join(map(repr, languages))
+    if metric.family == "learned":  # a model's user cannot choose its metrics: what they can do is different
+        raise OptionError(
+            f"{_display_name(metric, given)} reads only {read} text ({why}); {texts} are in {language!r}. Fix: "
+            f"apply it to {read} text, train a model on metrics that read {language!r} (combo metrics lists each "
+            f"metric's languages), or apply it anyway with --language any")
     raise OptionError(
-        f"{_display_name(metric, given)} reads only {', '.join(map(repr, languages))} "
+        f"{_display_name(metric, given)} reads only {read} "
         f"text: {why}; {texts} are in {language!r}. Fix: choose a metric that reads {language!r} (combo metrics "
         f"lists each metric's languages), or score anyway with --language any (API: "
         f"testbed.metadata['target_language'] = None)")

@@ -104,6 +104,7 @@ def test_apply_refuses_a_model_that_cannot_read_the_language(tmp_path):
     res = run("apply", "--model", str(model), "--hyps", str(hyp), "--refs", str(ref), "--language", "de",
               "--out", str(out))
     assert res.exit_code == 2 and "rouge-l: rouge-score's tokenizer" in res.output
+    assert "train a model on metrics that read 'de'" in res.output and "choose a metric" not in res.output
     assert not out.exists()  # nothing written
     res = run("apply", "--model", str(model), "--hyps", str(hyp), "--refs", str(ref))
     assert res.exit_code == 0, res.output
@@ -161,3 +162,15 @@ def test_the_held_out_study_uses_only_metrics_that_read_any_language():
     for spec in MULTILINGUAL:
         for lang in ("cs", "de", "es", "fr"):
             assert reads_language(combo.get_metric(spec), lang), (spec, lang)
+
+
+def test_a_model_names_each_reason_once(tmp_path):
+    # several components that cannot read German for one reason: the reason once, with the components it covers
+    model = tmp_path / "m.json"
+    specs = ["rouge-l:use_stemmer=true", "rouge-1:use_stemmer=true", "rouge-2:use_stemmer=true", "chrf"]
+    res = run("train", "--testbed", "example", *[a for s in specs for a in ("-m", s)], "--method", "ulc",
+              "--out", str(model), "-q")
+    assert res.exit_code == 0, res.output
+    langs, why = combo.load_model(model).language_support()
+    assert langs == ("en",)
+    assert why.count("Porter stemmer") == 1 and "rouge-1:use_stemmer=true, rouge-2:use_stemmer=true" in why

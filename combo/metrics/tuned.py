@@ -262,14 +262,15 @@ class TunedMetric(Metric):
     def language_support(self) -> Tuple[Tuple[str, ...], str]:
         """The languages every component reads (``()``: any), naming the components that limit them."""
         allowed: Optional[set] = None
-        notes = []
+        by_reason: Dict[str, List[str]] = {}  # one reason, however many components give it
         for spec, c in zip(self.model.specs, self.components):
             langs, note = c.language_support()
             if langs:
                 allowed = set(langs) if allowed is None else allowed & set(langs)
-                notes.append(f"{spec}: {note}")
+                by_reason.setdefault(note, []).append(spec)
         if allowed is None:
             return (), ""
+        notes = [f"{', '.join(specs)}: {note}" for note, specs in by_reason.items()]
         return tuple(sorted(allowed)) or ("none",), "; ".join(notes)  # "none": components disagree
 
     def check_resources(self) -> None:
