@@ -68,6 +68,15 @@ class _Silent:
         self.close()
 
 
+def plural(noun: str, count: float = 2) -> str:
+    """``noun`` for ``count`` things: "1 entry", "2 entries", "3 sets", "2 passes"."""
+    if count == 1:
+        return noun
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
+
+
 class _Lines(_Silent):
     """One line per step, at most every ``interval`` seconds, then a last line when any was written."""
 
@@ -85,9 +94,9 @@ class _Lines(_Silent):
     def _count(self) -> str:
         done = f"{self.done:.3g}" if self.done >= 1e4 else f"{self.done:g}"
         if not self.total:
-            return f"{done} {self.unit}s"
+            return f"{done} {plural(self.unit, self.done)}"
         total = f"{self.total:.3g}" if self.total >= 1e4 else f"{self.total:g}"
-        return f"{done}/{total} {self.unit}s ({100 * self.done / self.total:.0f}%)"
+        return f"{done}/{total} {plural(self.unit, self.total)} ({100 * self.done / self.total:.0f}%)"
 
     def update(self, n: float = 1) -> None:
         self.done += n

@@ -76,3 +76,18 @@ def test_search_and_evaluate_report_their_steps(monkeypatch):
     seen.clear()
     CliRunner().invoke(main, ["evaluate", "--testbed", "example", "-m", "bleu", "-q", "--bootstrap", "0"])
     assert not seen
+
+
+def test_units_are_counted_in_english(tmp_path):
+    from combo.progress import plural
+
+    with open(tmp_path / "run.log", "w") as log:
+        bar = progress(124, "evaluate", stream=log, interval=0.0, unit="entry")
+        bar.update(124)
+        bar.close()
+        one = progress(1, "search", stream=log, interval=0.0, unit="set")
+        one.update(1)
+        one.close()
+    text = (tmp_path / "run.log").read_text()
+    assert "124/124 entries" in text and "1/1 set " in text and "entrys" not in text
+    assert [plural(w) for w in ("entry", "pass", "day", "task")] == ["entries", "passes", "days", "tasks"]
