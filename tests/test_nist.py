@@ -247,3 +247,29 @@ def test_reference_counts_made_a_slice_at_a_time_and_merged_equal_one_count(wmt1
             assert all(np.array_equal(a, b) for a, b in zip(merged.counts, whole.counts))
             assert (merged.words, merged.weight) == (whole.words, whole.weight)
         assert whole.words == float(weight @ np.add.reduceat([len(t) for t in texts], ptr[:-1]))
+
+
+def _sgm_segments(path):
+    import re
+
+    return [m.group(1) for line in path.read_text(encoding="utf-8").splitlines()
+            if (m := re.search(r"<seg[^>]*>(.*)</seg>", line))]
+
+
+def test_default_mode_equals_mteval_v13a_on_nltks_wmt15_eval(data):
+    # The official mteval-v13a.pl run that NLTK ships (models/wmt15_eval/mteval-13a.output): 100 newstest2015
+    # en-ru sentences, Google's output against one reference, read from the SGML files mteval scored.
+    # Cumulative NIST and BLEU at each order, as mteval prints them to 4 decimals.
+    folder = data / "nltk_data" / "models" / "wmt15_eval"
+    hyps = _sgm_segments(folder / "newstest2015-100sents-enru-google.ru.sgm")
+    refs = [[r] for r in _sgm_segments(folder / "newstest2015-100sents-enru-ref.ru.sgm")]
+    assert len(hyps) == len(refs) == 100
+    output = (folder / "mteval-13a.output").read_text(encoding="utf-8")
+    assert "NIST score = 5.0564  BLEU score = 0.2318" in output
+    nist = [4.4488, 5.0043, 5.0520, 5.0564, 5.0564]
+    bleu = [0.5415, 0.4012, 0.3044, 0.2318]
+    for n, expected in enumerate(nist, 1):
+        assert round(get_metric(f"nist:max_order={n}").corpus_score(hyps, refs), 4) == expected, n
+    for n, expected in enumerate(bleu, 1):
+        assert round(get_metric(f"bleu:max_order={n}").corpus_score(hyps, refs), 4) == expected, n
+    assert round(get_metric("nist").corpus_score(hyps, refs), 4) == 5.0564  # the default: mteval mode, 5-grams
