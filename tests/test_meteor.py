@@ -192,7 +192,7 @@ def test_missing_wordnet_raises_with_the_fix(tmp_path):
         except ResourceMissing as err:
             print("MISSING", err)
     """).format(empty=str(tmp_path))
-    env = dict(os.environ, NLTK_DATA=str(tmp_path))
+    env = dict(os.environ, NLTK_DATA=str(tmp_path), COMBO_DATA_HOME=str(tmp_path))  # no WordNet anywhere
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.strip().splitlines()
