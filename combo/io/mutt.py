@@ -56,6 +56,8 @@ CORRUPTION_KINDS = {
     "reorder_chunks": "fluency-disrupting",
 }
 TRIAL_SETS = ("flickr", "all")
+#: The corpora a trial's ``orig:`` comes from (Boag et al. 2016); any other ``dataset:`` is refused.
+DATASETS = ("FLICKR", "SEMEVAL")
 BLOCK_KEYS = ("dataset", "orig", "sent", "corr", "score")
 
 
@@ -145,6 +147,11 @@ def read_mutt_file(path: PathLike, flickr_refs: Optional[Dict[str, Optional[Tupl
                              fix="give each trial as dataset, orig, sent, corr, score lines")
         if not block:
             start = lineno
+        if key == "dataset" and value not in DATASETS:
+            # A misspelt dataset would quietly leave the trial without references (counted as a SEMEVAL trial
+            # or a caption not in Flickr8k): refused here instead.
+            raise InputError(f"unknown dataset {value!r} (known: {', '.join(DATASETS)})", p, lineno,
+                             fix="write dataset: FLICKR (a Flickr8k caption) or dataset: SEMEVAL (a video description)")
         block[key] = value
         if key == "score":
             score = parse_float(value, lineno, p, "relatedness", 1.0, 5.0)
