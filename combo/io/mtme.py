@@ -90,14 +90,16 @@ ScoreColumn = Union[List[Optional[float]], Optional[float]]
 
 
 def read_score_file(path: PathLike, level: str, n_segments: int, what: str = "score",
-                    known: Optional[Container[str]] = None, unknown_fix: str = ""
-                    ) -> Dict[str, ScoreColumn]:
-    """Parse an MTME ``SYSTEM SCORE`` file: ``({system: scores}, lines)``; ``None`` where a line says None.
+                    known: Optional[Container[str]] = None, unknown_fix: str = "",
+                    line_of: Optional[Dict[str, int]] = None) -> Dict[str, ScoreColumn]:
+    """Parse an MTME ``SYSTEM SCORE`` file: ``{system: scores}``; ``None`` where a line says None.
 
     ``level="seg"``: each system's lines, in segment order, give a list of
-    ``n_segments`` scores; ``"sys"``: one score per system. A non-number,
-    NaN, a count other than ``n_segments``, a second system score or (with
-    ``known``) a system not in ``known`` is an InputError naming the file and line.
+    ``n_segments`` scores; ``"sys"``: one score per system. A non-number
+    (:func:`~combo.io.text.parse_float`: also NaN, infinity, a number beyond the float range such as
+    ``1e400``), a count other than ``n_segments``, a second system score or (with ``known``) a
+    system not in ``known`` is an InputError naming the file and line. ``line_of``, when given, is
+    filled with each system's first line.
     """
     lines = read_lines(path)
     out: Dict[str, ScoreColumn] = {}
@@ -106,7 +108,9 @@ def read_score_file(path: PathLike, level: str, n_segments: int, what: str = "sc
                                      what="whitespace-separated fields (SYSTEM SCORE)")
         if known is not None and system not in known:
             raise InputError(f"score names unknown system {system!r}", path, lineno, fix=unknown_fix)
-        value = None if token == "None" else parse_float(token, lineno, path, what)
+        value = None if token == "None" else parse_float(token, lineno, path, what, missing="None")
+        if line_of is not None:
+            line_of.setdefault(system, lineno)
         if level == "seg":
             column = out.setdefault(system, [])
             if len(column) >= n_segments:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -101,30 +102,63 @@ def split_fields(line: str, lineno: int, path: PathLike, *, count: Optional[int]
     return fields
 
 
-def parse_float(token: str, lineno: int, path: PathLike, what: str = "score",
-                low: Optional[float] = None, high: Optional[float] = None) -> float:
-    """A finite float (optionally within [low, high]); anything else is an InputError naming the line."""
-    try:
-        value = float(token)
-    except ValueError:
-        raise InputError(f"{what} {token!r} is not a number", path, lineno,
-                         fix=f"write the {what} as a decimal number") from None
-    if not math.isfinite(value):
-        raise InputError(f"{what} is {token.strip()!r}", path, lineno,
-                         fix="remove NaN or infinite judgments")
+#: A finite decimal number as every score file writes it: ASCII digits, an optional sign, point and exponent.
+#: Python's float() also takes ``1_000`` (so a typo ``1_5`` would read as 15) and non-ASCII digits; these are refused.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NON_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_LARGEST = "1.8e308"  # sys.float_info.max, rounded up
+
+
+def parse_float(token: str, lineno: Optional[int], path: PathLike, what: str = "score",
+                low: Optional[float] = None, high: Optional[float] = None, missing: Optional[str] = None) -> float:
+    """A finite float (optionally within [low, high]); anything else is an InputError naming the line.
+
+    Accepted: ASCII decimal notation (``-0.5``, ``.5``, ``3.``, ``1e-3``), white space around it allowed;
+    the value is exactly ``float(token)``. Refused, each with its own message: an empty field, NaN and
+    infinity in any spelling, a number beyond the float range (``1e400``, 400 digits: float() would
+    silently make it infinite), and anything else (``1_5``, ``1,5``, words). ``missing`` is how the file
+    marks a missing value (e.g. ``"None"``), named in the fix where it applies.
+    """
+    text = token.strip()
+    or_missing = f", or {missing} where there is no {what}" if missing else ""
+    if not text:
+        raise InputError(f"{what} is empty" + (f" (a missing {what} is written {missing})" if missing else ""),
+                         path, lineno, fix=f"write the {what} as a decimal number{or_missing}")
+    if _NON_FINITE.fullmatch(text):
+        raise InputError(f"{what} is {text!r}, not a finite number", path, lineno,
+                         fix=(f"write a finite number in place of NaN or infinite values{or_missing}" if missing
+                              else "remove NaN or infinite judgments"))
+    if not _DECIMAL.fullmatch(text):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise InputError(f"{what} {shown!r} is not a number", path, lineno,
+                         fix=f"write the {what} as a decimal number (digits, '.', e-notation){or_missing}")
+    value = float(text)
+    if not math.isfinite(value):  # a decimal beyond the float range: float() makes it infinite
+        shown = text if len(text) <= 40 else f"{text[:12]}... ({len(text)} characters)"
+        raise InputError(f"{what} {shown!r} is beyond the float range (+-{_LARGEST}) and would read as infinite",
+                         path, lineno, fix=f"write each {what} as a number within +-{_LARGEST}{or_missing}")
     if (low is not None and value < low) or (high is not None and value > high):
         raise InputError(f"{what} {value:g} is outside [{low:g}, {high:g}]", path, lineno,
                          fix=f"give {what}s between {low:g} and {high:g}")
     return value
 
 
-def parse_int(token: str, lineno: int, path: PathLike, what: str = "number") -> int:
-    """An integer written in decimal; anything else is an InputError naming the line."""
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_int(token: str, lineno: Optional[int], path: PathLike, what: str = "number") -> int:
+    """An integer written in ASCII decimal digits (white space around allowed); anything else is an
+    InputError naming the line (``1_000`` and non-ASCII digits too, which int() would take)."""
+    text = token.strip()
+    if not _INTEGER.fullmatch(text):
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        raise InputError(f"{what} {shown!r} is not an integer", path, lineno,
+                         fix=f"write the {what} as a whole number")
     try:
-        return int(token)
-    except ValueError:
-        raise InputError(f"{what} {token!r} is not an integer", path, lineno,
-                         fix=f"write the {what} as a whole number") from None
+        return int(text)
+    except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+        raise InputError(f"{what} has {len(text)} digits, too many", path, lineno,
+                         fix=f"write the {what} as a whole number of at most 4300 digits") from None
 
 
 def read_table(path: PathLike, header: Optional[Sequence[str]] = None, *, count: Optional[int] = None,

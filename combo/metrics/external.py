@@ -8,9 +8,12 @@ files combine them with the metrics combo computes.
 ``mtme:NAME`` reads a test bed in mt-metrics-eval's layout
 (:mod:`combo.io.mtme`): segment scores from
 ``metric-scores/<lp>/NAME-<ref>.seg.score``, where ``<ref>`` is the test bed's
-(first) reference, or ``NAME-src.seg.score`` for a reference-free metric;
-system scores from the matching ``.sys.score`` file (else the mean of the
-segment scores). ``scores:FILE`` reads any test bed's scores from a TSV file
+(first) reference, or ``NAME-src.seg.score`` for a reference-free metric (a
+metric with files for other references only is refused: its ``-src`` file is
+another metric); system scores from the matching ``.sys.score`` file, which
+must then give every system that has segment scores (else every system score
+is the mean of its segment scores: never both definitions in one column).
+``scores:FILE`` reads any test bed's scores from a TSV file
 (``SYSTEM<TAB>SEGMENT-ID<TAB>SCORE`` lines) or a JSON file
 (``{"SYSTEM": {"SEGMENT-ID": score, ...}, ...}``); system scores are the
 mean of the system's segment scores. ``scores:file=F,higher_is_better=no``
@@ -21,11 +24,13 @@ tuned model trained on one language pair applies to another pair's files,
 whatever its reference is called. The signature in a score table adds the
 file read and its SHA-256.
 
-Missing scores: ``None`` (mt-metrics-eval) or ``null`` (JSON) marks a
-candidate without a score. It becomes NaN in the score table, is counted in
-the table's metadata (``missing_scores``), and every statistic, combination
-and training set leaves that candidate out for any metric set that includes
-the metric. QUEEN and KING need reference-against-reference similarities
+Missing scores: ``None`` (mt-metrics-eval, TSV) or ``null`` (JSON, TSV) marks
+a candidate without a score (an empty field is refused, as is any number that
+is not a finite float: NaN, infinity, ``1e400``). A missing score becomes NaN
+in the score table, is counted in the table's metadata (``missing_scores``),
+and every statistic, combination and training set leaves that candidate out
+for any metric set that includes the metric; a file without any score for the
+test bed is refused, naming the metric and the file. QUEEN and KING need reference-against-reference similarities
 that such files do not hold, so they refuse these metrics.
 """
 
@@ -35,6 +40,7 @@ import difflib
 import hashlib
 import json
 import math
+import re
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -86,6 +92,10 @@ class ExternalScores(Metric):
         for k, (s, i) in enumerate(zip(cands.row_system, cands.row_segment)):
             v = seg_table[cands.systems[s]][i]
             seg[k] = np.nan if v is None else v
+        if len(seg) and np.isnan(seg).all():
+            raise InputError(f"{self.describe()}: no candidate of test bed {cands.testbed.name!r} has a score "
+                             f"in this file (all {len(seg)} are missing)", path,
+                             fix="give the scores of the test bed's candidates, or leave this metric out")
         sysv = np.full(len(cands.systems), np.nan)
         for s, name in enumerate(cands.systems):
             given = None if sys_table is None else sys_table.get(name)
@@ -142,14 +152,29 @@ class MtmeScores(ExternalScores):
                               "Fix: give its scores with -m scores:FILE")
         folder = Path(md["root"]) / md["testset"] / "metric-scores" / md["lp"]
         refs = md.get("references") or []
-        tried = [f"{name}-{refs[0]}"] if refs else []
-        tried.append(f"{name}-src")
-        if name.rsplit("-", 1)[-1] in set(refs) | {"src"}:
-            tried.insert(0, name)  # the file's full base name was given
-        for base in tried:
-            seg = folder / f"{base}.seg.score"
-            if seg.is_file():
-                return seg, folder / f"{base}.sys.score"
+        if name.rsplit("-", 1)[-1] in set(refs) | {"src"} and (folder / f"{name}.seg.score").is_file():
+            return folder / f"{name}.seg.score", folder / f"{name}.sys.score"  # the file's full base name was given
+        if refs and (folder / f"{name}-{refs[0]}.seg.score").is_file():
+            return folder / f"{name}-{refs[0]}.seg.score", folder / f"{name}-{refs[0]}.sys.score"
+        listed = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+        scored_against = [f[len(name) + 1:-len(".seg.score")] for f in listed
+                          if f.startswith(f"{name}-") and f.endswith(".seg.score")]
+        scored_against = [r for r in scored_against if r and "-" not in r and "." not in r and r != "src"]
+        has_src = (folder / f"{name}-src.seg.score").is_file()
+        if refs and scored_against:
+            # A reference-based metric, not scored against this test bed's reference: its -src file (if any)
+            # is another, reference-free metric and is not read in its place.
+            found = [f"{name}-{r}.seg.score" for r in scored_against] + ([f"{name}-src.seg.score"] if has_src else [])
+            fix = f"choose a reference it was scored against: --testbed-option references={scored_against[0]}"
+            if has_src:
+                fix += f"; or read the reference-free scores on purpose: -m mtme:{name}-src"
+            src_note = (f"; {name}-src is reference-free, another metric, and is not read in its place"
+                        if has_src else "")
+            raise InputError(f"mtme:{name}: no such file, so no scores against the test bed's reference {refs[0]!r} "
+                             f"(found {', '.join(found)}{src_note})", folder / f"{name}-{refs[0]}.seg.score", fix=fix)
+        if has_src:
+            return folder / f"{name}-src.seg.score", folder / f"{name}-src.sys.score"
+        tried = ([f"{name}-{refs[0]}"] if refs else []) + [f"{name}-src"]
         known = sorted({p.name[:-len(".seg.score")].rsplit("-", 1)[0] for p in folder.glob("*.seg.score")}
                        | {p.name[:-len(".seg.score")] for p in folder.glob("*-src.seg.score")})
         close = difflib.get_close_matches(name, known, n=3)
@@ -173,8 +198,29 @@ class MtmeScores(ExternalScores):
             seg = {system: [column[k] for k in at] for system, column in seg.items()}
         sys_table = None
         if sys_path.is_file() and len(at) == lines:  # system scores of the whole set only
-            sys_table = read_score_file(sys_path, "sys", lines, f"{self.params['metric']} score")
+            line_of: Dict[str, int] = {}
+            sys_table = read_score_file(sys_path, "sys", lines, f"{self.params['metric']} score", line_of=line_of)
+            self._complete_system_scores(sys_table, line_of, seg, testbed.systems, sys_path)
         return seg, sys_table, seg_path
+
+    def _complete_system_scores(self, sys_table, line_of, seg, systems, sys_path: Path) -> None:
+        """Every system with segment scores needs its score in ``sys_path``: else its system score would
+        be the mean of its segment scores while the others' are the file's corpus-level scores, two
+        definitions in one column (a system without any segment score may lack one: it has none)."""
+        if all(sys_table.get(name) is None for name in systems):
+            return  # no system score in the file: every one is the mean of its segment scores
+        for name in systems:
+            if sys_table.get(name) is not None or all(v is None for v in seg[name]):
+                continue
+            if name in sys_table:
+                said, line = f"system score of {name!r} is None", line_of.get(name)
+            else:  # the line to add would come after the last one
+                said, line = f"no system score for {name!r}", max(line_of.values(), default=0) + 1
+            raise InputError(f"mtme:{self.params['metric']}: {said} while the file gives the other systems' "
+                             "(its score would be the mean of its segment scores, another definition)",
+                             sys_path, line,
+                             fix=f"give every system's score in {sys_path.name}, or remove the file so that every "
+                                 "system score is the mean of its segment scores")
 
 
 @register("scores")
@@ -223,11 +269,16 @@ class FileScores(ExternalScores):
             table.setdefault(system, [None] * len(ids))[ids[seg_id]] = value
 
         if path.suffix.lower() == ".json":
+            text = None
             try:
-                doc = json.loads(read_bytes(path).decode("utf-8"), parse_constant=_no_constant,
-                                 object_pairs_hook=unique_keys)
+                text = read_bytes(path).decode("utf-8")
+                doc = json.loads(text, parse_constant=_bad_number, parse_float=_json_number,
+                                 parse_int=_json_number, object_pairs_hook=unique_keys)
             except UnicodeDecodeError as exc:
                 raise InputError(f"not UTF-8 text (byte {exc.start})", path, fix="save it as UTF-8") from None
+            except _BadNumber as exc:  # parse_float gives the message that a TSV file's line would get
+                parse_float(exc.token, _json_line(text, exc.token), path, "score", missing="null")
+                raise AssertionError(f"parse_float accepted {exc.token!r}") from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON ({exc.msg})", path, exc.lineno,
                                  fix='write {"SYSTEM": {"SEGMENT-ID": score, ...}, ...}') from None
@@ -251,7 +302,8 @@ class FileScores(ExternalScores):
                                                      what="tab-separated fields (SYSTEM, SEGMENT-ID, SCORE)")
                 if lineno == 1 and (system, seg_id, token) == ("system", "segment", "score"):
                     continue  # a header
-                value = None if token in ("None", "null", "") else parse_float(token, lineno, path, "score")
+                value = None if token in ("None", "null") else parse_float(token, lineno, path, "score",
+                                                                             missing="None")
                 put(system, seg_id, value, lineno)
         _missing_systems(table, testbed.systems, path)
         for system, column in table.items():
@@ -262,5 +314,35 @@ class FileScores(ExternalScores):
         return table, None, path
 
 
-def _no_constant(name: str):
-    raise ValueError(f"score file holds the non-finite number {name}")
+class _BadNumber(Exception):
+    """A JSON number that is no finite float (NaN, Infinity, 1e400, 400 digits), raised by the parse hooks."""
+
+    def __init__(self, token: str):
+        super().__init__(token)
+        self.token = token
+
+
+def _json_number(token: str) -> float:
+    """A JSON number (integer or not) as the float it writes; beyond the float range is refused: json's
+    default reads ``1e400`` as infinity and a 400-digit integer as an int that float() cannot convert."""
+    value = float(token)
+    if not math.isfinite(value):
+        raise _BadNumber(token)
+    return value
+
+
+def _bad_number(name: str):
+    raise _BadNumber(name)
+
+
+#: JSON tokens that matter for finding a number: whole strings (so that digits inside them are skipped),
+#: numbers and the non-standard constants Python's json reads.
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|NaN|-?Infinity')
+
+
+def _json_line(text: str, token: str) -> Optional[int]:
+    """The 1-based line of the first number or constant ``token`` in JSON ``text`` (outside strings)."""
+    for match in _JSON_TOKENS.finditer(text):
+        if match.group() == token:
+            return text.count("\n", 0, match.start()) + 1
+    return None
