@@ -386,11 +386,20 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
     tb = _load_testbed(testbed_path, lp, testbed_options)
     table = score_testbed(tb, _metric_list(metrics), jobs=jobs, progress=not quiet,
                           cache_dir=cache, memory=memory)
+    # what the scores leave out (members of @set:available, candidates a scores file has no score for): a "notes"
+    # list in JSON (when there is one); beside TSV and CSV, which are data, "note:" lines on stderr
+    notes = list(table.metadata.get("notes") or []) + [
+        f"{name}: no score for {n} candidates (segment level: nan in TSV and CSV, null in JSON; system level: from "
+        "the scores given)" for name, n in (table.metadata.get("missing_scores") or {}).items()]
     if fmt == "json":
-        text = table.to_json() + "\n"
+        doc = _clean(json.loads(table.to_json()))  # NaN (no score) is null: json.dumps would write invalid NaN
+        text = json.dumps({**doc, "notes": notes} if notes else doc, ensure_ascii=False, indent=1) + "\n"
     else:
         text = _table(table.to_records(level), fmt)
     write_output(text, out)
+    if fmt != "json":
+        for note in notes:
+            click.echo(f"note: {note}", err=True)
     if not quiet:
         where = table.metadata.get("provenance", {})
         for name, sig in zip(table.metrics, table.signatures):
@@ -647,6 +656,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
         notes.append(f"{tb.metadata['skipped']} trials left out: no references")
+    notes += result.left_out()  # what the selected set's and the best single metric's values leave out
     if result.quality is None or not np.isfinite(result.quality):  # no metric set has a defined quality
         raise InputError(f"{criterion} is undefined for every metric on this test bed ({len(tb.segments)} "
                          "segments): nothing can be selected", testbed_path,
@@ -752,9 +762,10 @@ def _language_pairs(lp: Optional[str]) -> List[Optional[str]]:
 
 def _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resamples, seed, king_ties):
     """One test bed's ``combo evaluate`` result: the JSON document and the table text."""
-    from .evaluate import evaluation_rows
+    from .evaluate import evaluation_rows, left_out_notes
 
     rows = evaluation_rows(names, qualities)
+    notes = list(notes) + left_out_notes(names, qualities)  # what the values leave out: in the table and JSON
     warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
                 f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
                 if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
@@ -1343,6 +1354,9 @@ def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency
     else:
         text = result.to_table()
     write_output(text, out)
+    if fmt == "csv":  # the table and JSON hold the notes; CSV is data: its notes go to stderr
+        for note in result.notes:
+            click.echo(f"note: {note}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -115,6 +115,9 @@ class Quality(ValueResult):
     value_strict: float = float("nan")  # KING under --king-ties strict (ties count 0), from the same counts
     sampling: Optional[Dict[str, float]] = None  # KING estimated from samples: stderr and 95% interval (low, high)
     epsilon: float = float("nan")  # acc_eq: the tie threshold chosen, in the metric's (or combination's) own units
+    # what the value leaves out, counted, one phrase each ("3 judged candidates without a metric score left out"):
+    # also in ``note``; :func:`left_out_notes` gathers them for the notes that table and JSON print alike
+    left_out: Tuple[str, ...] = ()
 
     def __str__(self) -> str:
         if not self.defined:
@@ -129,6 +132,26 @@ class Quality(ValueResult):
     def decided_by_ties(self) -> bool:
         """KING with more than :data:`KING_TIE_WARNING` of its comparisons tied (see docs/queen-king.md)."""
         return bool(np.isfinite(self.tie_share) and self.tie_share > KING_TIE_WARNING)
+
+
+def _joined(*parts: Optional[str]) -> str:
+    """The non-empty parts of a note, joined with '; '."""
+    return "; ".join(p for p in parts if p)
+
+
+def left_out_notes(names: Sequence[str], qualities: Dict[str, Sequence[Optional[Quality]]]) -> List[str]:
+    """What the values leave out, one line per criterion and distinct count: ``r_snt: 1 judged candidates without
+    a metric score left out (scores:x.tsv, ULC(all))``. The same lines go to the table and to JSON."""
+    out = []
+    for criterion, qs in qualities.items():
+        entries: Dict[str, List[str]] = {}
+        for name, q in zip(names, qs):
+            for text in (q.left_out if q is not None else ()):
+                entries.setdefault(text, []).append(name)
+        present = sum(q is not None for q in qs)
+        out += [f"{criterion}: {text} ({'every entry' if len(who) == present > 2 else ', '.join(who)})"
+                for text, who in entries.items()]
+    return out
 
 
 class MetaEvaluator:
@@ -305,17 +328,21 @@ class MetaEvaluator:
                     parts.append(f"{res.held_out} held-out references in {len(res.estimated)} segments")
                 ties = (f"estimate from {' and '.join(parts)} (standard error {res.stderr:.4f}, 95% sampling "
                         f"interval [{low:.4f}, {high:.4f}]); " + ties)
+            skipped = (f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} references "
+                       "and a candidate)" if res.n_skipped else "")
             return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
-                           ties + (f"; {res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} "
-                           "references and a candidate)" if res.n_skipped else ""),
+                           ties + (f"; {skipped}" if skipped else ""), left_out=(skipped,) if skipped else (),
                            units=(res.per_segment[np.isfinite(res.per_segment)],), tie_share=res.tie_share,
                            value_strict=res.value_with_ties("strict"),
                            sampling=None if res.exact else dict(zip(("stderr", "low", "high"),
                                                                     (res.stderr, *res.interval()))))
         used = [s for s in res.segments if s is not None]
         o = orange([s.ref_queen for s in used], [s.cand_queen for s in used])
-        return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped, "lower is better",
-                       units=(o.per_segment[np.isfinite(o.per_segment)],))
+        skipped = (f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} references "
+                   "and a candidate)" if res.n_skipped else "")
+        return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped,
+                       "lower is better" + (f"; {skipped}" if skipped else ""),
+                       units=(o.per_segment[np.isfinite(o.per_segment)],), left_out=(skipped,) if skipped else ())
 
     # -- any criterion ---------------------------------------------------------------------------
     def quality(self, subset: Sequence[int], criterion: str, scheme: Optional[str] = None) -> Quality:
@@ -334,11 +361,12 @@ class MetaEvaluator:
             combined = self.combined_systems(subset, scheme)[keep]
             res = correlate(combined, human, method=criterion)
             ok = np.isfinite(combined) & np.isfinite(human)
-            note = res.reason or ""
-            if not keep.all():
-                note = (note + "; " if note else "") + f"{int((~keep).sum())} human translations left out"
-            return Quality(res.value, criterion, scheme, int(ok.sum()), 0, note,
-                           units=(combined[ok], human[ok]), unit="systems")
+            left_out = self._human_left_out()
+            unscored = int((np.isfinite(human) & ~np.isfinite(combined)).sum())
+            if unscored:
+                left_out += (f"{unscored} judged systems without a metric score left out",)
+            return Quality(res.value, criterion, scheme, int(ok.sum()), 0, _joined(res.reason, *left_out),
+                           units=(combined[ok], human[ok]), unit="systems", left_out=left_out)
         if criterion == "mutt" and scheme == "queen":
             raise OptionError("--criterion mutt compares the combined scores of a sentence and its corruption: "
                               "use --scheme ulc or mean-rank")
@@ -353,26 +381,44 @@ class MetaEvaluator:
                 raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for r_snt",
                                  fix="use --criterion wmt_kendall with relative rankings")
             judged = np.isfinite(self.human)
-            unscored = int((judged & np.isnan(metric)).sum())  # no score read for them (mtme:, scores:)
+            left_out = self._unscored(judged, metric) + self._queen_skipped(skipped, scheme)
             human = np.where(np.isnan(metric), np.nan, self.human)
             res = correlate(metric, human, method="pearson")
             ok = np.isfinite(metric) & np.isfinite(human)
-            note = res.reason or ""
-            if unscored:
-                note = (note + "; " if note else "") + f"{unscored} judged candidates without a metric score left out"
-            return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, note,
-                           units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1])
+            return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, _joined(res.reason, *left_out),
+                           units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1], left_out=left_out)
         pairs = self.preference_pairs()
         usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
         pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])
+        left_out = ((f"{int((~usable).sum())} preference pairs with a candidate without a metric score left out",)
+                    if not usable.all() else ()) + self._queen_skipped(skipped, scheme)
         better, worse = pair_scores(metric, pairs)
         if criterion == "wmt_kendall":
             res = wmt_kendall(better, worse, pairs.tie, variant=self.kendall_variant, ties=self.kendall_ties)
-            return Quality(res.value, criterion, scheme, len(pairs), skipped, str(res) if not res.defined else "",
-                           units=(better, worse, pairs.tie), groups=pairs.segment)
+            return Quality(res.value, criterion, scheme, len(pairs), skipped,
+                           _joined(str(res) if not res.defined else "", *left_out),
+                           units=(better, worse, pairs.tie), groups=pairs.segment, left_out=left_out)
         res = pairwise_accuracy_with_ties(better, worse, pairs.tie)
-        return Quality(res.value, criterion, scheme, len(pairs), skipped, f"epsilon {res.epsilon:.4g}",
-                       units=(better, worse, pairs.tie), groups=pairs.segment, epsilon=res.epsilon)
+        return Quality(res.value, criterion, scheme, len(pairs), skipped,
+                       _joined(f"epsilon {res.epsilon:.4g}", *left_out),
+                       units=(better, worse, pairs.tie), groups=pairs.segment, epsilon=res.epsilon, left_out=left_out)
+
+    def _unscored(self, judged: np.ndarray, metric: np.ndarray) -> Tuple[str, ...]:
+        """The judged candidates left out for want of a metric score (none read for them: mtme:, scores:)."""
+        unscored = int((judged & np.isnan(metric)).sum())
+        return (f"{unscored} judged candidates without a metric score left out",) if unscored else ()
+
+    def _queen_skipped(self, skipped: int, scheme: str) -> Tuple[str, ...]:
+        """The segments a QUEEN combination skipped (too few references, or no candidate)."""
+        if not skipped:
+            return ()
+        return (f"{skipped} segments skipped by QUEEN (need >= {min_references(self.triples)} references "
+                "and a candidate)",)
+
+    def _human_left_out(self) -> Tuple[str, ...]:
+        """Human translations listed as systems, left out of system-level statistics (unless include_human)."""
+        left = int((~self.system_mask).sum())
+        return (f"{left} human translations left out",) if left else ()
 
     def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
@@ -383,33 +429,34 @@ class MetaEvaluator:
         keep = self.system_mask
         metric = self._matrix(rows)[keep]
         human = np.where(np.isnan(metric), np.nan, self.human[keep])
-        unscored = int((np.isfinite(self.human[keep]) & np.isnan(metric)).sum())
-        note = f"{unscored} judged candidates without a metric score left out" if unscored else ""
+        left_out = (self._unscored(np.isfinite(self.human[keep]), metric) + self._queen_skipped(skipped, scheme)
+                    + self._human_left_out())
+        note = _joined(*left_out)
         n_cells = int(np.isfinite(human).sum())
         if criterion in ("sys_accuracy", "wmt23"):
             m_sys = self.combined_systems(subset, scheme)[keep]
             h_sys = self.human_system_scores()[keep]
             if criterion == "sys_accuracy":
                 return Quality(sys_pairwise_accuracy(m_sys, h_sys), criterion, scheme, int(keep.sum()), 0,
-                               note, unit="systems")
+                               note, unit="systems", left_out=left_out)
             tasks = wmt23_tasks(metric, human, m_sys, h_sys)
             detail = ", ".join(f"{name} {value:.4f}" for name, value in tasks)
-            return Quality(wmt23_average(tasks), criterion, scheme, n_cells, skipped,
-                           "; ".join(x for x in (detail, note) if x))
+            return Quality(wmt23_average(tasks), criterion, scheme, n_cells, skipped, _joined(detail, note),
+                           left_out=left_out)
         if criterion == "seg_kendall":
             ok = np.isfinite(metric) & np.isfinite(human)
             return Quality(seg_correlation(metric, human, "kendall", "none"), criterion, scheme, n_cells, skipped,
-                           note, units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1])
+                           note, units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1], left_out=left_out)
         if criterion == "acc_eq_item":
             res = seg_acc_eq(metric, human, "item")
             per = seg_acc_eq_per_item(metric, human, res.epsilon)
-            return Quality(res.value, criterion, scheme, n_cells, skipped,
-                           "; ".join(x for x in (f"epsilon {res.epsilon:.4g}", note) if x),
-                           units=(per[np.isfinite(per)],), epsilon=res.epsilon)
+            return Quality(res.value, criterion, scheme, n_cells, skipped, _joined(f"epsilon {res.epsilon:.4g}", note),
+                           units=(per[np.isfinite(per)],), epsilon=res.epsilon, left_out=left_out)
         method = "kendall_b" if criterion == "seg_kendall_item" else "pearson"
         per = correlation_values(metric, human, method, "item", per_group=True)
         value = seg_correlation(metric, human, "kendall" if criterion == "seg_kendall_item" else "pearson", "item")
-        return Quality(value, criterion, scheme, n_cells, skipped, note, units=(per[np.isfinite(per)],))
+        return Quality(value, criterion, scheme, n_cells, skipped, note, units=(per[np.isfinite(per)],),
+                       left_out=left_out)
 
     def _unit_tests(self, rows: np.ndarray, scheme: str) -> Quality:
         """Mean MUTT accuracy over corruption types of combined scores (higher is better after combining)."""
@@ -502,6 +549,27 @@ class SetSearch:
     strategy: str
     evaluations: int
     details: Dict[str, object] = field(default_factory=dict)
+    #: the qualities of the selected set and of the best single metric (units, notes, what they leave out)
+    chosen_quality: Optional[Quality] = field(default=None, repr=False)
+    single_quality: Optional[Quality] = field(default=None, repr=False)
+    step_qualities: List[Optional[Quality]] = field(default_factory=list, repr=False)  # one per trace step
+
+    def left_out(self) -> List[str]:
+        """What the values of the sets measured leave out, one line per distinct count naming the sets (at most
+        three, else how many of them): the selected set's, the best single metric's and each trace step's."""
+        named: Dict[str, Quality] = {}
+        for step, q in zip(self.trace, self.step_qualities):
+            if q is not None:
+                named.setdefault("[" + ", ".join(step["set"]) + "]", q)
+        if not named and self.chosen_quality is not None:
+            named["[" + ", ".join(self.selected) + "]"] = self.chosen_quality
+        sets: Dict[str, List[str]] = {}
+        for name, q in named.items():
+            for text in q.left_out:
+                sets.setdefault(text, []).append(name)
+        return [f"{self.criterion}: {text} (" + (", ".join(who) if len(who) <= 3 else
+                                                 f"{len(who)} of the {len(named)} sets in the trace") + ")"
+                for text, who in sets.items()]
 
     @property
     def beats_best_single(self) -> bool:
@@ -573,6 +641,8 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     out = SetSearch([names[m] for m in res.selected], sign * res.quality,
                     (names[res.best_single[0]], sign * res.best_single[1]), trace, criterion, scheme, strategy,
                     res.evaluations)
+    out.chosen_quality, out.single_quality = seen.get(key(res.selected)), seen.get((res.best_single[0],))
+    out.step_qualities = [seen.get(key(step["set"])) for step in res.trace]
     if criterion == "king":
         for step, raw in zip(trace, res.trace):
             q = seen.get(key(raw["set"]))

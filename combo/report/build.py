@@ -21,8 +21,8 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError
-from ..evaluate import (CRITERION_LEVEL, CRITERION_TITLES, MetaEvaluator, Quality, SetSearch, evaluate_entries, evaluation_rows,
-                        significance_clusters, supported_criteria, WMT23_CRITERIA)
+from ..evaluate import (CRITERION_LEVEL, CRITERION_TITLES, MetaEvaluator, Quality, SetSearch, evaluate_entries,
+                        evaluation_rows, left_out_notes, significance_clusters, supported_criteria, WMT23_CRITERIA)
 from . import plots
 from .html import Cell, Section, esc, figure, json_block, number_cell, page, sentence, table, text_cell
 
@@ -76,7 +76,8 @@ def build_report(evaluator: MetaEvaluator, inputs: Optional[ReportInputs] = None
         _worst_section(ev, inputs.worst),
     ]
     doc = {"testbed": ev.testbed.name, "segments": len(ev.testbed.segments), "aspect": ev.aspect,
-           "criteria": list(qualities), "rows": evaluation_rows(names, qualities), "notes": list(inputs.notes),
+           "criteria": list(qualities), "rows": evaluation_rows(names, qualities),
+           "notes": list(inputs.notes) + left_out_notes(names, qualities),
            "signatures": dict(zip(table_.metrics, table_.signatures)), "seed": inputs.seed,
            "bootstrap": inputs.n_resamples, "combo_version": __version__}
     if inputs.mutt:
@@ -160,6 +161,7 @@ def _meta_section(ev, names, qualities, why_not, inputs, n_metrics) -> Section:
             "systems). Badge: significance cluster, 1 = best; an entry starts a new cluster when the best entry "
             "of the cluster above beats it in a paired bootstrap test at p &lt; 0.05. Click a header to sort.</p>",
             table(headers, rows, name="meta-evaluation", row_classes=classes)]
+    body += [f'<p class="muted">note: {esc(n)}</p>' for n in left_out_notes(names, qualities)]
     body += [sentence(f"{c} is not shown: {r}.") for c, r in why_not.items()
              if c not in qualities]
     body += [f'<p class="muted">{esc(n)}</p>' for n in cluster_notes]
