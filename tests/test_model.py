@@ -99,8 +99,11 @@ def test_model_files_are_resolved_above_the_registry(model_file, tmp_path):
     assert isinstance(resolve_metric("bleu:max_order=2"), combo.Metric)
     with pytest.raises(InputError, match="model file not found"):
         resolve_metric(str(tmp_path / "missing.json"))
+    from combo.metrics.registry import get_metric as registered
+
     with pytest.raises(OptionError, match=r"combo\.load_model"):  # the registry says where model files are read
-        get_metric(str(path))
+        registered(str(path))
+    assert isinstance(get_metric(str(path)), TunedMetric)  # combo.get_metric reads them, as -m does
 
 
 # -- bad model files -------------------------------------------------------------------------------
