@@ -46,7 +46,7 @@ def test_missing_scores_leave_their_row_out():
 
 
 def test_a_metric_without_any_score_or_with_infinite_ones_is_an_error():
-    with pytest.raises(InputError, match="metric 1"):
+    with pytest.raises(InputError, match=r"row 1 of the scores \(metrics, rows\) has no score for any candidate"):
         ulc(np.array([[0.1, 0.2], [np.nan, np.nan]]), [True, True])
-    with pytest.raises(InputError, match="metric 0"):
-        ulc(np.array([[np.inf, 0.2], [0.1, 0.3]]), [True, True])
+    with pytest.raises(InputError, match="metric 'comet' has infinite scores"):  # named when the names are given
+        ulc(np.array([[np.inf, 0.2], [0.1, 0.3]]), [True, True], names=["comet", "bleu"])

@@ -51,22 +51,26 @@ class Normalisation:
         return minmax_normalise(scores, self.lo[:, g], self.hi[:, g], self.higher_is_better)
 
 
-def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
-               ) -> tuple:
+def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None,
+               names: Optional[Sequence[str]] = None) -> tuple:
     """Fit min-max ranges over the rows (per group, e.g. a language pair, as DiscoTK does).
 
     Returns ``(Normalisation, group_index)``. A NaN marks a candidate without a
     score (scores read from a file, :mod:`combo.metrics.external`): ranges are
     fitted over the rows that have every score, and such a row stays NaN after
     normalisation, so every combination leaves that candidate out. A metric with no finite score, or an
-    infinite score, is an error naming the metric.
+    infinite score, is an error naming the metric (``names``: one per row of ``scores``; else its row).
     """
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2:
         raise InputError(f"scores must be (metrics, rows), got shape {scores.shape}")
     bad = np.flatnonzero(np.isinf(scores).any(axis=1) | (np.isnan(scores).all(axis=1) & (scores.shape[1] > 0)))
     if len(bad):
-        raise InputError(f"metric {int(bad[0])} has infinite scores or none at all; score every row before combining")
+        k = int(bad[0])
+        what = f"metric {names[k]!r}" if names is not None else f"row {k} of the scores (metrics, rows)"
+        how = "infinite scores" if np.isinf(scores[k]).any() else "no score for any candidate"
+        raise InputError(f"{what} has {how}: a combination cannot normalise it",
+                         fix="score every candidate with finite values, or leave the metric out")
     if groups is None:
         names, gi = ["all"], np.zeros(scores.shape[1], dtype=np.int64)
     else:
@@ -84,15 +88,15 @@ def fit_minmax(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Opt
     return norm, gi
 
 
-def ulc(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None
-        ) -> np.ndarray:
+def ulc(scores: np.ndarray, higher_is_better: Sequence[bool], groups: Optional[Sequence[str]] = None,
+        names: Optional[Sequence[str]] = None) -> np.ndarray:
     """Uniform linear combination (Giménez & Màrquez 2008, §3.1): mean of min-max normalised metric scores.
 
     ``scores``: shape (metrics, rows), NaN where a metric has no score; ``higher_is_better``: one bool per
     metric (lower-is-better metrics are flipped); ``groups``: one name per row, each group normalised on its own
-    ranges (e.g. a language pair). Returns shape (rows,).
+    ranges (e.g. a language pair); ``names`` the metrics, for errors. Returns shape (rows,).
     """
-    norm, gi = fit_minmax(scores, higher_is_better, groups)
+    norm, gi = fit_minmax(scores, higher_is_better, groups, names)
     return norm.apply(scores, gi).mean(axis=0)
 
 
