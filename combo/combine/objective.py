@@ -35,15 +35,15 @@ from sklearn.base import BaseEstimator
 
 from ..errors import InputError, OptionError
 from ..meta.correlation import correlate
-from ..meta.pairwise import PreferencePairs, _acc_eq, _group_weights, pairs_from_scores
+from ..meta.pairwise import PreferencePairs, acc_eq_weighted, group_weights, pairs_from_scores
 from ..meta.wmt23 import sys_pairwise_accuracy, wmt23_average
 from ..metrics.tuned import OBJECTIVES
 
 
-
 @dataclass
 class JudgedBlock:
-    """One language pair's judged candidates as a (systems, segments) grid, with its acc_eq pairs made once."""
+    """One language pair's candidates as a (systems, segments) grid: human scores (NaN where unrated) and the
+    pairs acc_eq compares, made once for every evaluation of a search."""
 
     rows: np.ndarray  # row index of each (system, segment) cell, -1 where absent
     human: np.ndarray  # (systems, segments) human scores, NaN where unrated
@@ -104,13 +104,13 @@ def block_statistics(block: JudgedBlock, row_values: np.ndarray, needed: Sequenc
         ok = np.isfinite(better) & np.isfinite(worse)
         if ok.all():  # the weights of the item grouping depend on the pairs only: made once per block
             if block._weights is None:
-                block._weights = _group_weights(p.segment, len(p.segment))[0]
+                block._weights = group_weights(p.segment, len(p.segment))[0]
             weights, tie = block._weights, p.tie
         else:
             better, worse, tie = better[ok], worse[ok], p.tie[ok]
-            weights = _group_weights(p.segment[ok], len(tie))[0]
+            weights = group_weights(p.segment[ok], len(tie))[0]
         # pairwise_accuracy_with_ties(..., group=segment) without its checks, which cost as much as the statistic
-        value = _acc_eq(better, worse, tie, weights, None, "quicksort")[0] if len(tie) else float("nan")
+        value = acc_eq_weighted(better, worse, tie, weights, "quicksort")
         out["seg_acc_eq"] = float(value) if np.isfinite(value) else 0.0
     return out
 

@@ -266,6 +266,20 @@ def pairwise_accuracy_with_ties_values(metric_better, metric_worse, human_tie=No
     return _acc_eq(mb, mw, tie, weights, epsilon)[0]
 
 
+def acc_eq_weighted(metric_better, metric_worse, human_tie, weights, sort_kind: str = "stable") -> float:
+    """Calibrated acc_eq of pairs whose weights (:func:`group_weights`) are made once by the caller: what a
+    search that evaluates many score vectors on the same pairs calls (no checks; ``sort_kind`` see ``_acc_eq``)."""
+    if len(weights) == 0:
+        return float("nan")
+    return float(_acc_eq(metric_better, metric_worse, human_tie, weights, None, sort_kind)[0])
+
+
+def group_weights(group, n: int):
+    """Each pair's weight so that the weighted sum of right pairs is the (group-averaged) accuracy, and the
+    number of groups."""
+    return _group_weights(group, n)
+
+
 def _group_weights(group, n: int):
     """Weight of each pair so that the weighted sum is the (group-averaged) accuracy."""
     if group is None:
