@@ -1,5 +1,10 @@
 """combo.io.text: safe line reading (missing, empty, invalid UTF-8, BOM, CRLF) and field parsing."""
 
+import re
+
+import pytest
+
+from combo.errors import InputError
 from combo.io.text import parse_float, parse_int, read_lines, read_table, split_fields
 from testutil import input_error as _error
 
@@ -106,3 +111,34 @@ def test_read_lines_on_real_files(data):
     total = sum(len(read_lines(f)) for f in files)
     total_gold = len(read_lines(data / "dstc7" / "dstc7-task2-gold_responses.tsv"))
     assert total == 16 * 3003 and total_gold == 1001
+
+
+@pytest.mark.parametrize("data, said", [
+    ("hi\r\nyo\r\n".encode("utf-16"), "UTF-16 (little-endian) text with CRLF (Windows) line endings"),
+    ("hi\nyo\n".encode("utf-16-le"), "UTF-16 (little-endian) text, not UTF-8"),
+    ("hi\nyo\n".encode("utf-16-be"), "UTF-16 (big-endian) text, not UTF-8"),
+    ("hi\nyo\n".encode("utf-32"), "UTF-32 (little-endian) text, not UTF-8"),
+    ("café\r\nyo\r\n".encode("cp1252"), "CRLF (Windows) line endings; also invalid UTF-8 (byte 0xe9)"),
+])
+def test_the_encoding_is_named_first_and_every_problem_once(tmp_path, data, said):
+    import codecs
+    import shutil
+    import subprocess
+
+    from combo.io.text import read_lines
+
+    path = tmp_path / "h.txt"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=re.escape(said)) as err:
+        read_lines(path)
+    assert str(err.value).count("\n") == 0
+    fixed = data.decode("utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) and
+                        data[:4] != codecs.BOM_UTF32_LE else "utf-32" if data[:4] == codecs.BOM_UTF32_LE else
+                        "utf-16-le" if data[1:2] == b"\x00" else "utf-16-be" if data[:1] == b"\x00" else "cp1252")
+    path.write_text(fixed.replace("\r\n", "\n"), encoding="utf-8")  # what the fix's iconv | dos2unix makes
+    assert read_lines(path) == [fixed.split("\r\n")[0].split("\n")[0], "yo"]
+    if shutil.which("iconv") and "iconv" in str(err.value) and "dos2unix" not in str(err.value):
+        command = str(err.value).split("e.g. ")[1].rstrip(")")
+        path.write_bytes(data)
+        subprocess.run(command, shell=True, cwd=tmp_path, check=True)
+        assert read_lines(tmp_path / "h.utf8.txt")[-1] == "yo"  # the printed command, run as printed

@@ -50,42 +50,107 @@ def read_lines(path: PathLike, *, allow_empty: bool = False, strip_bom: bool = F
     ``strip_bom`` and ``accept_crlf`` exist only for loaders of known upstream
     files that really have a byte-order mark (the DSTC7 per-judge file, two
     WMT12 outputs) or CRLF endings (SICK); files a user supplies reject both.
-    An empty file is an error unless ``allow_empty`` (then ``[]``).
+    An empty file is an error unless ``allow_empty`` (then ``[]``). The
+    encoding is diagnosed first (UTF-16 and UTF-32, with or without a mark,
+    are named as such), and everything wrong with the file is said in one
+    message, at the line of its first problem (:func:`text_problems`).
     """
     data = read_bytes(path)
-    if data.startswith(BOM):
-        if not strip_bom:
-            raise InputError("file starts with a UTF-8 byte-order mark", path, 1,
-                             fix="save the file as UTF-8 without BOM")
+    if strip_bom and data.startswith(BOM):
         data = data[len(BOM):]
+    if accept_crlf:
+        data = data.replace(b"\r\n", b"\n")
     if not data:
         if allow_empty:
             return []
         raise InputError("file is empty", path, 1, fix="give a file with one item per line")
-    if b"\r" in data:
-        if accept_crlf:
-            data = data.replace(b"\r\n", b"\n")
-        pos = data.find(b"\r")
-        if pos >= 0:
-            if data[pos + 1:pos + 2] == b"\n":
-                raise InputError("CRLF (Windows) line endings", path, _line_of(data, pos),
-                                 fix="convert the file to LF line endings, e.g. with dos2unix")
-            raise InputError("carriage return (\\r) inside a line", path, _line_of(data, pos),
-                             fix="remove carriage returns or convert the file to LF line endings")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise InputError("NUL byte (\\x00) in the text: a binary file, or UTF-16/UTF-32 text", path,
-                         _line_of(data, nul), fix="give a UTF-8 text file")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad = data[exc.start:exc.start + 1].hex()
-        raise InputError(f"invalid UTF-8 (byte 0x{bad})", path, _line_of(data, exc.start),
-                         fix="re-encode the file as UTF-8") from None
-    lines = text.split("\n")
+    problems = text_problems(data, Path(path).name)
+    if problems:
+        line = min(p[1] for p in problems)
+        message = "; also ".join(p[0] for p in problems) if len(problems) > 1 else problems[0][0]
+        fixes = [p[2] for p in problems]
+        fix = fixes[0] if len(fixes) == 1 else "; and ".join(dict.fromkeys(fixes))
+        raise InputError(message, path, line, fix=fix)
+    lines = data.decode("utf-8").split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines
+
+
+#: Byte-order marks of the encodings a text editor may save in, longest first.
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+              (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
+_DOS2UNIX = "convert the file to LF line endings, e.g. with dos2unix"
+
+
+def _wide_encoding(data: bytes) -> Optional[Tuple[str, str]]:
+    """UTF-16 or UTF-32 by the byte-order mark, or by the zero bytes of mostly-ASCII text without one: its name
+    and Python's (and iconv's) codec name."""
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            return name, name.split(" ")[0]
+    named = _unmarked_wide_encoding(data)
+    if named is None:
+        return None
+    codec = named.split(" ")[0] + ("LE" if "little" in named else "BE")
+    return named, codec
+
+
+def _unmarked_wide_encoding(data: bytes) -> Optional[str]:
+    head = data[:4096]
+    if len(head) >= 4 and head.count(0) >= len(head) // 3:
+        if len(head) >= 8 and head[1:4] == b"\x00\x00\x00":
+            return "UTF-32 (little-endian)"
+        return "UTF-16 (little-endian)" if head[1] == 0 and head[0] != 0 else \
+            "UTF-16 (big-endian)" if head[0] == 0 and head[1] != 0 else None
+    return None
+
+
+def text_problems(data: bytes, name: str = "FILE") -> List[Tuple[str, int, str]]:
+    """What keeps ``data`` from being UTF-8 text with LF line endings: ``(problem, line, fix)``, each kind once,
+    the encoding first (a UTF-16 file saved by Notepad is named as such, not by its carriage returns); ``name``
+    is the file's name in the commands a fix gives."""
+    wide = _wide_encoding(data)
+    if wide is not None:
+        described, codec = wide
+        try:
+            decoded = data.decode(codec.lower()).encode("utf-8")
+        except (UnicodeDecodeError, LookupError):
+            decoded = b""
+        crlf = " with CRLF (Windows) line endings" if b"\r\n" in decoded else ""
+        out = f"{Path(name).stem}.utf8{Path(name).suffix}"
+        return [(f"the file is {described} text{crlf}, not UTF-8", 1,
+                 f"save it as UTF-8{' with LF line endings' if crlf else ''}, e.g. iconv -f {codec} -t UTF-8 "
+                 f"{name}{' | dos2unix' if crlf else ''} > {out}")]
+    problems: List[Tuple[str, int, str]] = []
+    if data.startswith(BOM):
+        problems.append(("file starts with a UTF-8 byte-order mark", 1, "save the file as UTF-8 without BOM"))
+    pos = data.find(b"\r")
+    if pos >= 0:
+        if data[pos + 1:pos + 2] == b"\n":
+            problems.append(("CRLF (Windows) line endings", _line_of(data, pos), _DOS2UNIX))
+        else:
+            problems.append(("carriage return (\\r) inside a line", _line_of(data, pos),
+                             "remove carriage returns or convert the file to LF line endings"))
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        problems.append(("NUL byte (\\x00) in the text: a binary file, or UTF-16/UTF-32 text", _line_of(data, nul),
+                         "give a UTF-8 text file"))
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start:exc.start + 1].hex()
+        guess = ""
+        try:
+            data.decode("cp1252")
+            guess = " (Windows-1252 or Latin-1 text?)"
+        except UnicodeDecodeError:
+            pass
+        problems.append((f"invalid UTF-8 (byte 0x{bad}){guess}", _line_of(data, exc.start),
+                         "re-encode the file as UTF-8"
+                         + (f", e.g. iconv -f CP1252 -t UTF-8 {name} > {Path(name).stem}.utf8{Path(name).suffix}"
+                            if guess else "")))
+    return problems
 
 
 def split_fields(line: str, lineno: int, path: PathLike, *, count: Optional[int] = None,
