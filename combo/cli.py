@@ -469,16 +469,89 @@ def _in_sample_notes(specs: Sequence[str], testbed) -> List[str]:
     return notes
 
 
+class Asked:
+    """What a command asked for: a refusal's fix names this command's options and an alternative that works.
+
+    ``criteria``: search's ``--criterion``, or the ``--criteria`` of evaluate and report (empty: report's
+    default, every criterion the test bed supports); ``schemes``: search's ``--scheme`` or the ``--combine`` of
+    evaluate and report; ``search``: report's ``--search``; ``metrics``: ``-m`` as given.
+    """
+
+    def __init__(self, command: str, criteria: Sequence[str] = (), schemes: Sequence[str] = (),
+                 search: Optional[str] = None, metrics: Sequence[str] = ()):
+        self.command, self.criteria, self.schemes = command, list(criteria), list(schemes)
+        self.search, self.metrics = search, _metric_list(metrics)
+
+    def ask(self, criterion: str) -> str:
+        """This command's way to ask for ``criterion``."""
+        from .evaluate import COMMAND_OPTIONS
+
+        return f"{COMMAND_OPTIONS[self.command][0]} {criterion}"
+
+    def without_references(self, tb) -> Optional[str]:
+        """The options that ask this run without reference-against-reference scores (KING, ORANGE, QUEEN), with a
+        criterion the test bed's judgments support; None when there is none."""
+        from .evaluate import LIKENESS
+
+        alt = _reference_free_criterion(tb)
+        if self.command == "search":
+            if self.criteria[0] in LIKENESS:
+                return f"--criterion {alt} --scheme ulc" if alt else None
+            return "--scheme ulc"
+        parts = []
+        if any(c in LIKENESS for c in self.criteria):
+            keep = [c for c in self.criteria if c not in LIKENESS] or ([alt] if alt else [])
+            if not keep:
+                return None
+            parts.append(f"--criteria {','.join(keep)}")
+        if "queen" in self.schemes:
+            parts.append(f"--combine {','.join([x for x in self.schemes if x != 'queen'] or ['ulc'])}")
+        if self.search in LIKENESS:
+            if not alt:
+                return None
+            parts.append(f"--search {alt}")
+        return " ".join(parts) or None
+
+    def leave_out(self, specs: Sequence[str]) -> str:
+        """``leave scores:x.tsv out of -m (-m bleu chrf)``: the fix that drops ``specs`` from ``-m``."""
+        rest = [m for m in self.metrics if m not in set(specs)]
+        return f"leave {', '.join(specs)} out of -m" + (f" (-m {' '.join(rest)})" if rest else "")
+
+
+def _reference_free_criterion(tb) -> Optional[str]:
+    """A criterion that reads this test bed's judgments and no references: r_snt on absolute scores, wmt_kendall on
+    rankings only, pearson on system scores only (3 systems or more); None without judgments."""
+    if tb.scores:
+        return "r_snt"
+    if tb.preferences:
+        return "wmt_kendall"
+    if tb.system_scores and len(tb.systems) >= 3:
+        return "pearson"
+    return None
+
+
+def _read_per_candidate(specs: Sequence[str]) -> List[str]:
+    """The metrics among ``specs`` read per candidate from a file (``scores:``, ``mtme:``, models using them):
+    they have no reference-against-reference scores, so QUEEN, KING and ORANGE cannot use them."""
+    from .scoring import resolve_metric
+
+    return [s for s in specs if getattr(resolve_metric(s), "row_keyed", False)]
+
+
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
-             cache, quiet, needs_refs, memory=None, king_segments=None):
+             cache, quiet, needs_refs, memory=None, king_segments=None, asked: Optional[Asked] = None):
     """Load, check reference counts, sample segments (``king_segments``), score (cached) and single-reference
-    scores when QUEEN needs them."""
+    scores when QUEEN needs them. ``needs_refs="auto"`` (combo report's default criteria): single-reference scores
+    when every segment has enough references and every metric has them; else KING and ORANGE are left out and
+    the fifth value returned says why (None when nothing was left out)."""
     from .meta.queen import min_references
     from .evaluate import LIKENESS
-    from .scoring import score_testbed, score_with_references
 
+    asked = asked or Asked("search", [criterion], metrics=metrics)
     tb = _load_testbed(testbed_path, lp, testbed_options)
-    if needs_refs == "auto":  # combo report: KING and ORANGE when every segment has enough references
+    likeness_note = None
+    auto = needs_refs == "auto"
+    if auto:  # combo report: KING and ORANGE when every segment has enough references
         needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
     explicit = bool(metrics)
     set_notes: List[str] = []
@@ -498,35 +571,52 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     if max_refs is not None and max_refs < need:
         raise OptionError(f"--max-refs {max_refs} leaves fewer than the {need} references {criterion} with QUEEN "
                           f"(triples={triples}) needs: every segment would be skipped. Fix: --max-refs {need} or more")
+    instead = asked.without_references(tb)
+    other = (f"use {instead}, which needs no references, or " if instead else "use ") + "a test bed with more references"
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:
         if min_refs is None and len(short) == len(tb.segments):
             raise InputError(f"no segment has the {need} references {criterion} with QUEEN (triples={triples}) "
-                             "needs", testbed_path, fix="use a criterion that needs fewer references "
-                             "(e.g. --criterion wmt_kendall) or a test bed with more references")
+                             "needs", testbed_path, fix=other)
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
                              f"which {criterion} with QUEEN (triples={triples}) needs", testbed_path,
-                             fix=_min_refs_advice(tb, need, len(specs), triples, max_refs))
+                             fix=_min_refs_advice(tb, need, len(specs), triples, max_refs,
+                                                  sampling=asked.command != "report"))
+    if needs_refs:
+        from .metrics.external import PAIR_REFUSAL
+
+        per_candidate = _read_per_candidate(specs)
+        if per_candidate:
+            these = ", ".join(per_candidate)
+            if auto:  # combo report's default criteria: KING and ORANGE are left out, and the report says why
+                needs_refs = False
+                likeness_note = (f"{these} {'is' if len(per_candidate) == 1 else 'are'} read per candidate from a "
+                                 "file, without the reference-against-reference scores QUEEN needs; for KING and "
+                                 f"ORANGE, {asked.leave_out(per_candidate)}")
+            else:
+                raise OptionError(f"{these}: {PAIR_REFUSAL} (fix: {asked.leave_out(per_candidate)}"
+                                  + (f", or use {instead}, which needs no references" if instead else "") + ")")
     if min_refs is not None:
         keep = [i for i, seg in enumerate(tb.segments) if len(seg.references) >= max(min_refs, need)]
         skipped = len(tb.segments) - len(keep)
         if not keep:
             raise InputError(f"no segment has {max(min_refs, need)} references: --min-refs would skip all "
-                             f"{skipped}", testbed_path, fix="use a criterion that needs fewer references "
-                             "(e.g. --criterion wmt_kendall) or a test bed with more references")
+                             f"{skipped}", testbed_path, fix=other)
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     if king_segments is not None:
         if criterion not in LIKENESS or not needs_refs:
             raise OptionError(f"--king-segments samples segments for KING and ORANGE, which this run does not "
-                              f"compute ({criterion}): drop it, or ask for --criterion king")
+                              f"compute ({criterion}): drop it, or ask for {asked.ask('king')}")
         population = len(tb.segments)
         tb = tb.sample_segments(king_segments, seed)
         if len(tb.segments) < population:
             notes.append(f"KING estimated from a simple random sample of {len(tb.segments)} of {population} "
                          f"segments (seed {seed}); every criterion here is computed on them")
     progress = not quiet
+    from .scoring import score_testbed, score_with_references
+
     if needs_refs:
         table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
                                             cache_dir=cache, memory=memory)
@@ -534,7 +624,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
         table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache, memory=memory), None
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
-    return tb, table, refs, notes
+    return tb, table, refs, notes, likeness_note
 
 
 def _estimate_text(estimate) -> str:
@@ -559,8 +649,10 @@ def _meanings_help(criteria: Sequence[str], schemes: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int]) -> str:
-    """The fix for segments with too few references: --min-refs, and --max-refs with the predicted cost of each."""
+def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int], sampling: bool = True
+                     ) -> str:
+    """The fix for segments with too few references: --min-refs, and --max-refs with the predicted cost of each
+    (and ``sampling``: --king-segments and --king-sample, which combo report does not have)."""
     from .meta.likeness import SUGGESTED_KING_SAMPLE, SUGGESTED_KING_SEGMENTS, SUGGESTED_MAX_REFS, king_cost
 
     refs = [len(seg.references) for seg in tb.segments]
@@ -576,8 +668,9 @@ def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Opti
     return (fix + f", and --max-refs {SUGGESTED_MAX_REFS} to cap the others at a seeded sample of "
             f"{SUGGESTED_MAX_REFS} references (KING then estimates; docs/queen-king.md). Predicted with --min-refs "
             f"{need} alone: {as_is.describe()}; with --max-refs {SUGGESTED_MAX_REFS} too: {capped.describe()}. "
-            f"Capping biases KING; an unbiased estimate with every reference and a sampling interval: "
-            f"--king-segments {SUGGESTED_KING_SEGMENTS} --king-sample {SUGGESTED_KING_SAMPLE} (docs/scale.md)")
+            + (f"Capping biases KING; an unbiased estimate with every reference and a sampling interval: "
+               f"--king-segments {SUGGESTED_KING_SEGMENTS} --king-sample {SUGGESTED_KING_SAMPLE} (docs/scale.md)"
+               if sampling else "Capping biases KING (docs/queen-king.md)"))
 
 
 def search_options(func):
@@ -641,17 +734,20 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
-    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, search_metric_sets
+    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, check_scheme, search_metric_sets
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
-    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs,
-                                      max_refs, seed, jobs, cache, quiet, needs_refs=scheme == "queen",
-                                      memory=memory, king_segments=king_segments)
+    check_scheme(criterion, scheme, "search")
+    tb, table, refs, notes, likeness_note = _prepare(
+        testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs, cache, quiet,
+        needs_refs=scheme == "queen", memory=memory, king_segments=king_segments,
+        asked=Asked("search", [criterion], [scheme], metrics=metrics))
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet, jobs=jobs, include_human=include_human)
+                       progress=not quiet, jobs=jobs, include_human=include_human, command="search")
+    ev.likeness_note = likeness_note or f"not measured by this search ({criterion} with {scheme})"
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, **options)
     if tb.metadata.get("skipped"):
@@ -707,7 +803,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
 
     Several language pairs of one folder (--lp en-de,he-en): each pair's table, then WMT23's official average over
     the pairs (system accuracy pooled; the other tasks per pair)."""
-    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, evaluate_entries, evaluation_rows
+    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, check_scheme, evaluate_entries
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
@@ -719,6 +815,8 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     for c in schemes:
         if c not in SCHEMES:
             raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    if "mutt" in crits and "queen" in schemes:
+        check_scheme("mutt", "queen", "evaluate")
     lps = _language_pairs(lp)
     if len(lps) > 1 and report_path:
         raise OptionError(f"--report draws one test bed's report: give one --lp (e.g. --lp {lps[0]}) with --report")
@@ -726,12 +824,14 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
     docs, texts, evaluators = [], [], {}
     for one_lp in lps:
-        tb, table, refs, notes = _prepare(testbed_path, one_lp, testbed_options, metrics, likeness, triples,
-                                          min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs,
-                                          memory=memory, king_segments=king_segments)
+        tb, table, refs, notes, _ = _prepare(testbed_path, one_lp, testbed_options, metrics, likeness, triples,
+                                             min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs,
+                                             memory=memory, king_segments=king_segments,
+                                             asked=Asked("evaluate", crits, schemes, metrics=metrics))
         ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                            kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory,
-                           seed=seed, progress=not quiet, jobs=jobs, include_human=include_human)
+                           seed=seed, progress=not quiet, jobs=jobs, include_human=include_human, command="evaluate")
+        ev.likeness_note = f"not asked for (--criteria {','.join(crits)})"
         evaluators[one_lp or tb.name] = ev
         names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
         doc, text = _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resamples, seed, king_ties)
@@ -881,7 +981,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
            mutt_flickr8k,
            n_resamples, worst, triples, min_refs, max_refs, seed, aspect, jobs, cache, quiet):
     """Write one self-contained HTML report: meta-evaluation, intervals, correlations, plots, worst segments."""
-    from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, search_metric_sets
+    from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, check_scheme, search_metric_sets
 
     _check_report_possible(out)
     check_outputs(out=out)
@@ -894,15 +994,20 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     for c in schemes:
         if c not in SCHEMES:
             raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    if "mutt" in (crits or []) + [search_criterion] and "queen" in schemes:
+        check_scheme("mutt", "queen", "report")
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
     likeness = next((c for c in asked if c in LIKENESS), None)
     search_scheme = DEFAULT_SCHEME.get(search_criterion, "ulc")
     needs_refs = True if likeness or "queen" in schemes else "auto" if crits is None else False
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count _prepare checks
-    tb, table, refs, notes = _prepare(testbed_path, lp, testbed_options, metrics, checked, triples,
-                                      min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs)
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet)
+    tb, table, refs, notes, likeness_note = _prepare(
+        testbed_path, lp, testbed_options, metrics, checked, triples, min_refs, max_refs, seed, jobs, cache, quiet,
+        needs_refs=needs_refs, asked=Asked("report", crits or [], schemes, search_criterion, metrics))
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet, command="report --search")
+    ev.likeness_note = likeness_note or (f"not asked for (--criteria {criteria})" if crits is not None else None)
     result = search_metric_sets(ev, search_criterion, search_scheme, strategy) if search_criterion else None
+    ev.command = "report"  # the table's criteria: --criteria
     accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt CORRUPTIONS).")
     if mutt:
         accuracy, mutt_note = _mutt_accuracy(table.metrics, mutt, mutt_flickr8k, seed)

@@ -92,6 +92,12 @@ CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "
                    "seg_pearson_item": "segment", "seg_kendall_item": "segment", "acc_eq_item": "segment",
                    "sys_accuracy": "system", "wmt23": "both", "mutt": "segment"}
 DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
+#: The options through which each command chooses the criteria and the combination schemes: a message's fix names
+#: the options of the command that prints it (:attr:`MetaEvaluator.command`). The API's parameters, ``criterion``
+#: and ``scheme``, are named as combo search's options; ``report --search`` is combo report's search.
+COMMAND_OPTIONS = {None: ("--criterion", "--scheme"), "search": ("--criterion", "--scheme"),
+                   "evaluate": ("--criteria", "--combine"), "report": ("--criteria", "--combine"),
+                   "report --search": ("--search", "--combine")}
 
 
 @dataclass
@@ -134,6 +140,17 @@ class Quality(ValueResult):
         return bool(np.isfinite(self.tie_share) and self.tie_share > KING_TIE_WARNING)
 
 
+def check_scheme(criterion: str, scheme: str, command: Optional[str] = None) -> None:
+    """Refuse a combination scheme the criterion cannot measure, naming the options of ``command``
+    (:data:`COMMAND_OPTIONS`): KING and ORANGE measure QUEEN combinations; MUTT compares ULC or mean-rank scores."""
+    scheme_option = COMMAND_OPTIONS[command][1]
+    if criterion in LIKENESS and scheme != "queen":
+        raise OptionError(f"{criterion} measures QUEEN combinations: use {scheme_option} queen (its default)")
+    if criterion == "mutt" and scheme == "queen":
+        fix = "use --scheme ulc or mean-rank" if scheme_option == "--scheme" else "leave queen out of --combine"
+        raise OptionError(f"mutt compares the combined scores of a sentence and its corruption: {fix}")
+
+
 def _joined(*parts: Optional[str]) -> str:
     """The non-empty parts of a note, joined with '; '."""
     return "; ".join(p for p in parts if p)
@@ -170,7 +187,7 @@ class MetaEvaluator:
                  aspect: Optional[str] = None, human_systems: Optional[Sequence[str]] = None,
                  triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None,
                  king_ties: str = "count", include_human: bool = False, held_out: Optional[int] = None,
-                 memory=None, seed: int = 0, progress: bool = False, jobs: int = 1):
+                 memory=None, seed: int = 0, progress: bool = False, jobs: int = 1, command: Optional[str] = None):
         from .budget import Budget
         from .meta.likeness import check_held_out
 
@@ -187,6 +204,11 @@ class MetaEvaluator:
         self.king_ties = king_ties
         self.kendall_variant = kendall_variant
         self.kendall_ties = kendall_ties
+        #: the command whose options the fixes of messages name (:data:`COMMAND_OPTIONS`; None: the API)
+        self.command = command
+        #: why KING and ORANGE are not measured when ``refs`` is None (set by whoever chose not to compute them;
+        #: :func:`supported_criteria` says it)
+        self.likeness_note: Optional[str] = None
         if human_systems is None:
             h = testbed.metadata.get("human_system")
             human_systems = [h] if isinstance(h, str) and h in table.systems else []
@@ -232,14 +254,58 @@ class MetaEvaluator:
             elif np.isfinite(self.human).any():
                 self._pairs = pairs_from_scores(self.human)
             else:
-                raise InputError(f"test bed {self.testbed.name!r} has no human judgments",
-                                 fix="use a test bed with scores or rankings")
+                raise self.missing_judgments("a pairwise criterion")
         return self._pairs
+
+    def _given_system_scores(self) -> Dict[str, float]:
+        """The test bed's own system-level human scores for the aspect (or its only ones); {} when none."""
+        return self.testbed.system_scores.get(self.aspect or "", {}) or (
+            next(iter(self.testbed.system_scores.values())) if len(self.testbed.system_scores) == 1 else {})
+
+    # -- what a message names --------------------------------------------------------------------------
+    def ask(self, criterion: str) -> str:
+        """How the command at hand asks for ``criterion``: ``--criteria wmt_kendall``, ``--criterion ...``."""
+        return f"{COMMAND_OPTIONS[self.command][0]} {criterion}"
+
+    def missing_judgments(self, criterion: str) -> InputError:
+        """The error for ``criterion`` on a test bed without the judgments it reads: what the test bed has (no
+        judgments, rankings only, system scores only) and a criterion that reads what it has, in the options of
+        the command at hand (:attr:`command`)."""
+        tb, name = self.testbed, repr(self.testbed.name)
+        if tb.preferences and criterion in WMT23_CRITERIA:
+            return InputError(f"test bed {name} has relative rankings only, no absolute segment scores (MQM, DA): "
+                              f"{criterion} needs them", fix=f"use {self.ask('wmt_kendall')} or {self.ask('acc_eq')}, which read "
+                                               "rankings")
+        if self._given_system_scores() and not np.isfinite(self.human).any() and not tb.preferences:
+            return InputError(f"test bed {name} has system-level human scores only: {criterion} needs segment-level "
+                              "judgments", fix=(f"use {self.ask('pearson')} or {self.ask('spearman')}, which read "
+                                                "system scores" if self.n_sys >= 3 else
+                                                "add segment-level judgments (docs/testbeds.md)"))
+        fix = ("add human judgments to the test bed (docs/testbeds.md; a plain folder reads them from scores.tsv: "
+               "system, line, score)")
+        need = min_references(self.triples) + 1
+        if tb.segments and all(len(seg.references) >= need for seg in tb.segments):
+            fix += f", or measure human likeness, which needs references only: {self.ask('king')}"
+        return InputError(f"test bed {name} has no human judgments (no scores, rankings or system scores): "
+                          f"{criterion} compares metric scores with them", fix=fix)
+
+    def _check_judgments(self, criterion: str) -> None:
+        """Refuse, with what is missing and what works, a criterion the test bed's judgments cannot measure."""
+        if criterion in LIKENESS or criterion == "mutt":
+            return
+        segment_level = bool(np.isfinite(self.human).any() or self.testbed.preferences)
+        if criterion in WMT23_CRITERIA:
+            ok = self.has_absolute_scores
+        elif criterion in ("pearson", "spearman"):
+            ok = segment_level or bool(self._given_system_scores())
+        else:
+            ok = segment_level
+        if not ok:
+            raise self.missing_judgments(criterion)
 
     def human_system_scores(self) -> np.ndarray:
         """System-level human scores: given ones, else the mean segment score, else the share of wins."""
-        given = self.testbed.system_scores.get(self.aspect or "", {}) or (
-            next(iter(self.testbed.system_scores.values())) if len(self.testbed.system_scores) == 1 else {})
+        given = self._given_system_scores()
         if given and all(s in given for s in self.table.systems):
             return np.array([given[s] for s in self.table.systems], dtype=np.float64)
         if np.isfinite(self.human).any():
@@ -351,10 +417,10 @@ class MetaEvaluator:
         if criterion not in CRITERIA:
             raise OptionError(f"unknown criterion {criterion!r}; choose one of {list(CRITERIA)}")
         scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+        check_scheme(criterion, scheme, self.command)
         if criterion in LIKENESS:
-            if scheme != "queen":
-                raise OptionError(f"--criterion {criterion} measures QUEEN combinations: use --scheme queen")
             return self.likeness(subset, criterion)
+        self._check_judgments(criterion)
         if criterion in ("pearson", "spearman"):
             keep = self.system_mask
             human = self.human_system_scores()[keep]
@@ -367,9 +433,6 @@ class MetaEvaluator:
                 left_out += (f"{unscored} judged systems without a metric score left out",)
             return Quality(res.value, criterion, scheme, int(ok.sum()), 0, _joined(res.reason, *left_out),
                            units=(combined[ok], human[ok]), unit="systems", left_out=left_out)
-        if criterion == "mutt" and scheme == "queen":
-            raise OptionError("--criterion mutt compares the combined scores of a sentence and its corruption: "
-                              "use --scheme ulc or mean-rank")
         if criterion in WMT23_CRITERIA:
             return self._wmt23(subset, criterion, scheme)
         rows, skipped = self.combined_rows(subset, scheme)
@@ -377,9 +440,6 @@ class MetaEvaluator:
             return self._unit_tests(rows, scheme)
         metric = self._matrix(rows)
         if criterion == "r_snt":
-            if not np.isfinite(self.human).any():
-                raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores for r_snt",
-                                 fix="use --criterion wmt_kendall with relative rankings")
             judged = np.isfinite(self.human)
             left_out = self._unscored(judged, metric) + self._queen_skipped(skipped, scheme)
             human = np.where(np.isnan(metric), np.nan, self.human)
@@ -423,8 +483,7 @@ class MetaEvaluator:
     def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
         if not self.has_absolute_scores:
-            raise InputError(f"test bed {self.testbed.name!r} has no absolute segment scores (MQM, DA) for "
-                             f"{criterion}", fix="use --criterion wmt_kendall with relative rankings")
+            raise self.missing_judgments(criterion)
         rows, skipped = self.combined_rows(subset, scheme)
         keep = self.system_mask
         metric = self._matrix(rows)[keep]
@@ -464,8 +523,8 @@ class MetaEvaluator:
 
         kinds = self.testbed.metadata.get("kinds")
         if self.testbed.metadata.get("format") != "mutt" or not kinds:
-            raise InputError(f"test bed {self.testbed.name!r} is not a MUTT test bed: --criterion mutt needs "
-                             "original/corrupted pairs", fix="give a folder of MUTT corruption files")
+            raise InputError(f"test bed {self.testbed.name!r} is not a MUTT test bed: mutt needs original/corrupted "
+                             "pairs", fix="give a folder of MUTT corruption files")
         original, corrupted, groups = segment_pairs(self.table, rows, [s.group for s in self.testbed.segments])
         counts = unit_test_accuracy(original, corrupted, groups, kinds, higher_is_better=True)
         note = ", ".join(f"{c} {p}/{n}" for c, (n, p) in counts.items())
@@ -707,8 +766,7 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
                 why[c] = "needs a MUTT test bed (a folder of corruption trials)"
         elif c in LIKENESS:
             if evaluator.refs is None:
-                need = min_references(evaluator.triples) + 1
-                why[c] = f"needs at least {need} references per segment and single-reference scores"
+                why[c] = evaluator.likeness_note or _likeness_reason(evaluator)
             else:
                 ok.append(c)
         elif not (judged or (c in ("pearson", "spearman") and evaluator.testbed.system_scores)):
@@ -723,6 +781,16 @@ def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, s
         else:
             ok.append(c)
     return ok, why
+
+
+def _likeness_reason(evaluator: MetaEvaluator) -> str:
+    """Why KING and ORANGE were not measured, read from the test bed when no one said (``likeness_note``)."""
+    need = min_references(evaluator.triples) + 1
+    short = sum(len(seg.references) < need for seg in evaluator.testbed.segments)
+    if short:
+        return (f"needs at least {need} references per segment; {short} of {len(evaluator.testbed.segments)} "
+                "segments have fewer")
+    return "needs single-reference scores (combo.scoring.score_with_references), which were not computed"
 
 
 def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes: Sequence[str] = ("ulc",),

@@ -30,14 +30,15 @@ OUTPUTS = {
 HUMAN = {"good": [5, 4, 5, 4, 5, 5], "fair": [3, 3, 2, 3, 3, 4], "poor": [1, 2, 1, 2, 1, 1]}
 
 
-def write_testbed(folder: Path, judgments: str = "scores", name: str = "five") -> Path:
+def write_testbed(folder: Path, judgments: str = "scores", name: str = "five", few_references: int = 0) -> Path:
     """``folder/NAME.jsonl``: 6 segments x 5 references, 3 systems; ``judgments``: ``scores`` (absolute, aspect
-    adequacy), ``preferences`` (relative rankings only, from the same order) or ``none``."""
+    adequacy), ``preferences`` (relative rankings only, from the same order), ``system`` (system scores only) or
+    ``none``. ``few_references``: that many segments (the first) keep 2 references only."""
     folder.mkdir(parents=True, exist_ok=True)
     ids = [f"s{i + 1}" for i in range(len(REFERENCES))]
     records = [{"type": "testbed", "format": 1, "name": name, "metadata": {"target_language": "en"}}]
-    records += [{"type": "segment", "id": sid, "source": "x", "references": refs, "weights": None,
-                 "ref_ids": None, "group": ""} for sid, refs in zip(ids, REFERENCES)]
+    records += [{"type": "segment", "id": sid, "source": "x", "references": refs[:2] if k < few_references else refs,
+                 "weights": None, "ref_ids": None, "group": ""} for k, (sid, refs) in enumerate(zip(ids, REFERENCES))]
     records += [{"type": "candidate", "system": s, "segment": sid, "text": OUTPUTS[s][i]}
                 for s in SYSTEMS for i, sid in enumerate(ids)]
     if judgments == "scores":
@@ -47,6 +48,9 @@ def write_testbed(folder: Path, judgments: str = "scores", name: str = "five") -
         records += [{"type": "preference", "segment": sid, "better": a, "worse": b, "judge": None,
                      "tie": False, "block": i}
                     for i, sid in enumerate(ids) for a, b in (("good", "fair"), ("fair", "poor"), ("good", "poor"))]
+    elif judgments == "system":
+        records += [{"type": "system_score", "system": s, "aspect": "adequacy", "value": sum(HUMAN[s]) / 6}
+                    for s in SYSTEMS]
     path = folder / f"{name}.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
