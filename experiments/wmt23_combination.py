@@ -23,7 +23,7 @@ from sklearn.model_selection import GroupKFold
 
 import combo
 from combo.metrics.sets import SEARCH as SEARCH_METRICS  # the @search set
-from combo.combine.learn import TrainOptions, train_model
+from combo.combine.learn import DARR_FRACTION, TrainOptions, train_model
 from combo.combine.search import search
 from combo.combine.ulc import ulc
 from combo.meta.correlation import correlation_values
@@ -120,6 +120,17 @@ def held_out_search(study: Study, table: combo.ScoreTable, candidates: Sequence[
     return study.matrix(table, rows_out), chosen
 
 
+def PROTOCOL_OPTIONS(name: str) -> TrainOptions:
+    """The protocol's tuned metric: combo train's pairwise-LR as it was then, with DiscoTK's sigmoid output."""
+    return TrainOptions(method="pairwise-lr", output="sigmoid", name=name)
+
+
+def darr_threshold(tb: combo.Testbed, systems: Sequence[str]) -> float:
+    """The protocol's pair threshold: 25% of the observed range of the MQM scores (combo train's default then)."""
+    human = tb.score_matrix(systems, "mqm")
+    return DARR_FRACTION * float(np.nanmax(human) - np.nanmin(human))
+
+
 def held_out_tuned(study: Study, specs: Sequence[str]):
     tb, systems = study.tb, study.systems
     rows_out = np.full((len(systems), len(tb.segments)), np.nan)
@@ -128,7 +139,7 @@ def held_out_tuned(study: Study, specs: Sequence[str]):
         for k, (train, test) in enumerate(study.folds):
             tb_train, tb_test = tb.subset(train), tb.subset(test)
             model = train_model([(tb_train, combo.score_testbed(tb_train, specs, systems=systems))],
-                                TrainOptions(name=f"fold{k}"))
+                                PROTOCOL_OPTIONS(f"fold{k}"), min_diff=darr_threshold(tb_train, systems))
             path = Path(tmp) / f"fold{k}.json"
             model.save(path)
             weights.append(dict(zip(model.specs, model.weights.round(4).tolist())))
@@ -180,7 +191,7 @@ def main() -> None:
     combos["pairwise-LR, held out"], fold_weights = held_out_tuned(study, both)
 
     final = train_model([(tb, combo.score_testbed(tb, both, systems=systems))],
-                        TrainOptions(name="wmt23-en-de-pairwise-lr"))
+                        PROTOCOL_OPTIONS("wmt23-en-de-pairwise-lr"), min_diff=darr_threshold(tb, systems))
     final.save(MODEL)
 
     best = {c: max((m for m in singles if m.startswith("mtme:")), key=lambda m: singles[m][c]) for c in CRITERIA}
@@ -206,7 +217,11 @@ def main() -> None:
                                              n_resamples=RESAMPLES, seed=SEED)
                 row[c].update({"delta_named": test.delta, "p_named": test.p_value})
         seg_p = seg_correlation(m, study.human, "pearson", "none")
-        sys_m = np.nanmean(m, axis=1)
+        if name in idx:  # a metric's own system scores (.sys.score, or combo's corpus score), never a mean
+            own = dict(zip(table.systems, table.system[idx[name]]))
+            sys_m = sign[name] * np.array([own[s] for s in systems])
+        else:  # a combination: the mean of its segment scores, as a tuned metric scores systems
+            sys_m = np.nanmean(m, axis=1)
         sys_h = np.nanmean(study.human, axis=1)
         row["seg_pearson"] = seg_p
         row["sys_accuracy"] = sys_pairwise_accuracy(sys_m, sys_h)
