@@ -627,6 +627,22 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     return tb, table, refs, notes, likeness_note
 
 
+def _beats_text(result) -> str:
+    """``yes, in-sample ...; no significant difference (p = 0.214, ...)``: whether the selected set beats the best
+    single metric, that the comparison is in-sample, and the paired bootstrap test of the difference."""
+    if not result.beats_best_single:
+        return "no"
+    sig = result.details.get("significance") or {}
+    text = "yes, in-sample (the set was selected on these segments)"
+    if sig.get("p_value") is None:
+        return text + (f"; {sig['note']}" if sig.get("note") else "")
+    how = (f"p = {sig['p_value']:.3f}, one-sided paired bootstrap over {sig['resamples']} resamples of "
+           f"{sig['unit'] or 'segments'}, seed {sig['seed']}")
+    if sig["significant"]:
+        return text + f"; significant ({how}), though optimistic: confirm it on held-out segments"
+    return text + f"; no significant difference ({how})"
+
+
 def _estimate_text(estimate) -> str:
     """``, an estimate: 95% sampling interval [a, b]`` beside a KING figure estimated from samples; else empty."""
     if not estimate:
@@ -726,11 +742,14 @@ def search_options(func):
 @click.option("--strategy", type=click.Choice(STRATEGIES),
               default="greedy", show_default=True)
 @click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Bootstrap resamples (seeded with --seed) of the paired test of the selected set against the best "
+                   "single metric (0: no test).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
 def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
            kendall_ties, king_ties, include_human, jobs, cache, fmt, out, quiet, held_out, king_segments, memory,
-           criterion, scheme, strategy, beam_width, report_path):
+           criterion, scheme, strategy, beam_width, n_resamples, report_path):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
@@ -749,7 +768,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                        progress=not quiet, jobs=jobs, include_human=include_human, command="search")
     ev.likeness_note = likeness_note or f"not measured by this search ({criterion} with {scheme})"
     options = {"width": beam_width} if strategy == "beam" else {}
-    result = search_metric_sets(ev, criterion, scheme, strategy, **options)
+    result = search_metric_sets(ev, criterion, scheme, strategy, n_resamples=n_resamples, **options)
     if tb.metadata.get("skipped"):
         notes.append(f"{tb.metadata['skipped']} trials left out: no references")
     notes += result.left_out()  # what the selected set's and the best single metric's values leave out
@@ -773,7 +792,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                  f"quality: {_fmt(result.quality)}{ties}{_estimate_text(result.details.get('estimate'))}",
                  f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
-                 f"beats best single: {'yes' if result.beats_best_single else 'no'}",
+                 f"beats best single: {_beats_text(result)}",
                  "trace:"]
         for step in result.trace:
             lines.append(f"  {step['step']:<6} {str(step.get('metric') or ''):<18} {_fmt(step['quality'])}"
@@ -1004,9 +1023,11 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     tb, table, refs, notes, likeness_note = _prepare(
         testbed_path, lp, testbed_options, metrics, checked, triples, min_refs, max_refs, seed, jobs, cache, quiet,
         needs_refs=needs_refs, asked=Asked("report", crits or [], schemes, search_criterion, metrics))
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet, command="report --search")
+    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet, seed=seed,
+                       command="report --search")
     ev.likeness_note = likeness_note or (f"not asked for (--criteria {criteria})" if crits is not None else None)
-    result = search_metric_sets(ev, search_criterion, search_scheme, strategy) if search_criterion else None
+    result = (search_metric_sets(ev, search_criterion, search_scheme, strategy, n_resamples=n_resamples)
+              if search_criterion else None)
     ev.command = "report"  # the table's criteria: --criteria
     accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt CORRUPTIONS).")
     if mutt:
@@ -1422,11 +1443,13 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.argument("corruptions", type=click.Path())
 @click.option("--flickr8k", type=click.Path(file_okay=False), default=None,
               help="Flickr8k folder: the FLICKR trials get their image's five captions as references.")
-@click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "meteor", "cider", "ter"),
-              show_default=True, help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated.")
+@click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=(),
+              help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated. Default: bleu meteor "
+                   "cider ter; on released trial files coco-caption's CIDEr-D and BLEU-4 settings, meteor and ter.")
 @click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
 @click.option("--references", type=click.IntRange(min=1), default=None,
-              help="At most this many references per trial (seeded sample).")
+              help="At most this many references per trial (seeded sample). On released trial files: the "
+                   "reference file to use, TYPE_r5/_r10/_r20.json (5, 10 or 20; default 5).")
 @click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
               help="flickr: the trials with references (others counted); all: every trial must have references.")
 @click.option("--fluency/--no-fluency", default=True, show_default=True,
@@ -1438,18 +1461,42 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.option("--out", type=click.Path(dir_okay=False), default=None)
 @click.option("--quiet", "-q", is_flag=True)
 def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency, seed, jobs, cache, fmt, out, quiet):
-    """Metric unit tests (Boag et al. 2016): accuracy of each metric on each corruption type."""
+    """Metric unit tests (Boag et al. 2016): accuracy of each metric on each corruption type.
+
+    CORRUPTIONS is the folder of the corruption files (neg_subj.txt, ...), or of the authors' released trial
+    files (TYPE_a.json, TYPE_b.json, TYPE_r5/_r10/_r20.json: detected), judged by their script's rules
+    (the Difference formula for det_sub, near_syms and passive, the original above its corruption otherwise).
+    """
+    from click.core import ParameterSource
+
     from .io.mutt import read_mutt, select_trials
-    from .metric_unit_tests import run_unit_tests
+    from .io.mutt_released import is_released_folder, read_released
+    from .metric_unit_tests import COCO_CAPTION_SPECS, run_released_unit_tests, run_unit_tests
 
     check_outputs(out=out)
-    sets = read_mutt(corruptions, flickr8k=flickr8k)
-    chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)
-    if not chosen:
-        raise InputError("no trial has references", corruptions,
-                         fix="give --flickr8k so the FLICKR trials get their image's captions")
-    result = run_unit_tests(chosen, _metric_list(metrics), references=references, seed=seed, scheme=scheme,
-                            fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet)
+    skipped = 0
+    if is_released_folder(corruptions):
+        ctx = click.get_current_context()
+        given = [flag for name, flag in (("flickr8k", "--flickr8k"), ("trials", "--trials"),
+                                         ("fluency", "--fluency/--no-fluency"), ("seed", "--seed"))
+                 if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+        if given:
+            raise OptionError(f"{', '.join(given)}: not for the released trial files, which hold their references "
+                              "and generated types; choose their reference file with --references 5, 10 or 20")
+        specs = (_metric_list(metrics) if metrics else
+                 [COCO_CAPTION_SPECS["CIDEr"], COCO_CAPTION_SPECS["Bleu_4"], "meteor", "ter"])
+        sets = read_released(corruptions, 5 if references is None else references)
+        result = run_released_unit_tests([t for v in sets.values() for t in v], specs, scheme=scheme, jobs=jobs,
+                                         cache_dir=cache, progress=not quiet)
+    else:
+        sets = read_mutt(corruptions, flickr8k=flickr8k)
+        chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)
+        if not chosen:
+            raise InputError("no trial has references", corruptions,
+                             fix="give --flickr8k so the FLICKR trials get their image's captions")
+        specs = _metric_list(metrics) if metrics else ["bleu", "meteor", "cider", "ter"]
+        result = run_unit_tests(chosen, specs, references=references, seed=seed, scheme=scheme,
+                                fluency=fluency, jobs=jobs, cache_dir=cache, progress=not quiet)
     if skipped:
         result.notes.insert(0, f"{skipped} trials left out: no references (SEMEVAL, or caption not in Flickr8k)")
     if fmt == "json":

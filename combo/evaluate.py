@@ -626,9 +626,12 @@ class SetSearch:
         for name, q in named.items():
             for text in q.left_out:
                 sets.setdefault(text, []).append(name)
-        return [f"{self.criterion}: {text} (" + (", ".join(who) if len(who) <= 3 else
-                                                 f"{len(who)} of the {len(named)} sets in the trace") + ")"
-                for text, who in sets.items()]
+        def which(who: List[str]) -> str:
+            if len(who) == len(named) > 1:
+                return "every set in the trace"
+            return ", ".join(who) if len(who) <= 3 else f"{len(who)} of the {len(named)} sets in the trace"
+
+        return [f"{self.criterion}: {text} ({which(who)})" for text, who in sets.items()]
 
     @property
     def beats_best_single(self) -> bool:
@@ -636,9 +639,13 @@ class SetSearch:
         return sign * self.quality > sign * self.best_single[1]
 
     def to_dict(self) -> Dict[str, object]:
+        # in_sample: the set was selected on the data it is measured on; p_value: of the paired test of its gain
+        # over the best single metric (compare_with_best_single), None when not tested
         return {"selected": self.selected, "quality": self.quality,
                 "best_single": {"metric": self.best_single[0], "quality": self.best_single[1]},
-                "beats_best_single": self.beats_best_single, "criterion": self.criterion, "scheme": self.scheme,
+                "beats_best_single": self.beats_best_single, "in_sample": True,
+                "p_value": (self.details.get("significance") or {}).get("p_value"),
+                "criterion": self.criterion, "scheme": self.scheme,
                 "strategy": self.strategy, "evaluations": self.evaluations, "trace": self.trace, **self.details}
 
 
@@ -649,8 +656,12 @@ PARALLEL_SET_MIN_SECONDS = 0.2
 
 
 def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme: Optional[str] = None,
-                       strategy: str = "greedy", **options) -> SetSearch:
-    """Search the metric set of ``evaluator.table`` that maximises ``criterion`` (ORANGE: minimises)."""
+                       strategy: str = "greedy", n_resamples: int = 1000, **options) -> SetSearch:
+    """Search the metric set of ``evaluator.table`` that maximises ``criterion`` (ORANGE: minimises).
+
+    ``n_resamples``: bootstrap resamples (seeded with ``evaluator.seed``) of the paired test of the selected set
+    against the best single metric, in ``details["significance"]`` (:func:`compare_with_best_single`; 0: none).
+    """
     criterion = CRITERION_ALIASES.get(criterion, criterion)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     sign = -1.0 if criterion == "orange" else 1.0
@@ -702,6 +713,7 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
                     res.evaluations)
     out.chosen_quality, out.single_quality = seen.get(key(res.selected)), seen.get((res.best_single[0],))
     out.step_qualities = [seen.get(key(step["set"])) for step in res.trace]
+    out.details["significance"] = compare_with_best_single(evaluator, out, n_resamples, evaluator.seed)
     if criterion == "king":
         for step, raw in zip(trace, res.trace):
             q = seen.get(key(raw["set"]))
@@ -884,12 +896,32 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
     to share its resampled units (the same segments, pairs or systems);
     otherwise no clusters, and the reason is returned.
     """
-    from .meta.significance import paired_bootstrap_test
-
     usable = [k for k, q in enumerate(qualities) if q is not None and q.defined and q.units is not None]
     clusters: List[Optional[int]] = [None] * len(qualities)
     if len(usable) < 2:
         return clusters, "fewer than 2 defined entries"
+    p_value, reason = _paired_test(evaluator, qualities, usable, n_resamples, seed)
+    if p_value is None:
+        return clusters, reason
+    sign = -1.0 if qualities[usable[0]].criterion == "orange" else 1.0
+    order = sorted(usable, key=lambda k: -sign * qualities[k].value)
+    rank, head = 1, order[0]
+    clusters[head] = rank
+    for k in order[1:]:
+        if p_value(head, k) < alpha:
+            rank += 1
+            head = k
+        clusters[k] = rank
+    return clusters, ""
+
+
+def _paired_test(evaluator: MetaEvaluator, qualities: Sequence[Optional[Quality]], usable: Sequence[int],
+                 n_resamples: int, seed: int):
+    """``p_value(a, b)``: the one-sided p-value of the paired bootstrap test that entry ``a`` of ``qualities`` is
+    better than entry ``b`` under their criterion (orange: lower), and "" ; or None and the reason when the entries
+    ``usable`` do not share their resampled units. See :func:`significance_clusters`."""
+    from .meta.significance import paired_bootstrap_test
+
     first = qualities[usable[0]]
     criterion = first.criterion
     n_own = 2 if criterion in ("wmt_kendall", "acc_eq") else 1  # the entry's own arrays among its units
@@ -897,7 +929,7 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
     for k in usable:
         units = qualities[k].units
         if len(units[0]) != len(first.units[0]) or any(not np.array_equal(a, b) for a, b in zip(units[n_own:], shared)):
-            return clusters, "the entries were measured on different units (segments, pairs or systems)"
+            return None, "the entries were measured on different units (segments, pairs or systems)"
     sign = -1.0 if criterion == "orange" else 1.0
     base = _BOOTSTRAP_STATISTICS[criterion](evaluator)
     if n_own == 2:
@@ -922,15 +954,43 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
         return paired_bootstrap_test(stat, own(a), own(b), *shared, n_resamples=n_resamples, seed=seed,
                                      groups=first.groups).p_value
 
-    order = sorted(usable, key=lambda k: -sign * qualities[k].value)
-    rank, head = 1, order[0]
-    clusters[head] = rank
-    for k in order[1:]:
-        if p_value(head, k) < alpha:
-            rank += 1
-            head = k
-        clusters[k] = rank
-    return clusters, ""
+    return p_value, ""
+
+
+#: The level at which search calls the selected set's gain over the best single metric significant.
+SEARCH_ALPHA = 0.05
+
+
+def compare_with_best_single(evaluator: MetaEvaluator, result: "SetSearch", n_resamples: int = 1000,
+                             seed: int = 0, alpha: float = SEARCH_ALPHA) -> Dict[str, object]:
+    """Is the selected set's gain over the best single metric more than resampling noise?
+
+    The paired bootstrap test of :func:`significance_clusters` (the same resampled segments, pairs or systems for
+    both; one-sided, shift method) of the selected set against the best single metric. Both were measured on the
+    data the set was selected on, so the comparison is in-sample and a significant gain is still optimistic.
+    Returns ``p_value`` (None when not tested), ``significant``, ``resamples``, ``seed``, ``unit``, ``alpha`` and a
+    ``note`` saying why no test was run.
+    """
+    out: Dict[str, object] = {"test": "paired bootstrap, one-sided (the selected set better)", "p_value": None,
+                              "significant": None, "resamples": n_resamples, "seed": seed, "alpha": alpha,
+                              "unit": None, "note": ""}
+    chosen, single = result.chosen_quality, result.single_quality
+    if chosen is None or single is None or chosen is single or result.selected == [result.best_single[0]]:
+        out["note"] = "the selected set is the best single metric"
+    elif not result.beats_best_single:
+        out["note"] = "the selected set does not beat the best single metric"
+    elif not n_resamples:
+        out["note"] = "not tested (no bootstrap resamples)"
+    elif chosen.units is None or single.units is None or not (chosen.defined and single.defined):
+        out["note"] = f"not tested: {result.criterion} keeps no units to resample here"
+    else:
+        p_value, reason = _paired_test(evaluator, [chosen, single], [0, 1], n_resamples, seed)
+        if p_value is None:
+            out["note"] = f"not tested: {reason}"
+        else:
+            p = float(p_value(0, 1))
+            out.update(p_value=p, significant=p < alpha, unit=chosen.unit)
+    return out
 
 
 # -- several language pairs: WMT23's official average (combo evaluate --lp en-de,he-en) -------------------------

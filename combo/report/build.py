@@ -299,10 +299,23 @@ def _search_section(search: Optional[SetSearch]) -> Section:
     text = (f"<p>Criterion {esc(search.criterion)} with {esc(search.scheme)}, strategy {esc(search.strategy)}, "
             f"{search.evaluations} sets evaluated. Selected: <b>{esc(', '.join(search.selected))}</b>, quality "
             f"{_fmt(search.quality)}; best single metric {esc(search.best_single[0])} {_fmt(search.best_single[1])}"
-            f" ({'the set beats it' if search.beats_best_single else 'the set does not beat it'}).</p>")
+            f" ({_beats_text(search)}).</p>")
     return Section("search", title, text + figure(png, "search trace", "Quality of each set tried: filled markers "
                    "were kept, hollow ones dropped; the line is the kept set's quality.", name="search-trace")
                    + table(["step", "metric", search.criterion, "", "set"], rows, name="search-trace"))
+
+
+def _beats_text(search: SetSearch) -> str:
+    """Whether the selected set beats the best single metric: in-sample, with the paired test's p-value."""
+    if not search.beats_best_single:
+        return "the set does not beat it"
+    sig = search.details.get("significance") or {}
+    text = "the set beats it in-sample: it was selected on these segments, so the gain is optimistic"
+    if sig.get("p_value") is None:
+        return text + (f"; {sig['note']}" if sig.get("note") else "")
+    verdict = "a significant difference" if sig["significant"] else "no significant difference"
+    return (text + f"; {verdict} (p = {sig['p_value']:.3f}, paired bootstrap over {sig['resamples']} resamples of "
+            f"{sig['unit'] or 'segments'}, one-sided)")
 
 
 def _tuned_section(tuned: Mapping[str, Tuple[Dict[str, float], float]]) -> Section:
