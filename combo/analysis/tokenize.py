@@ -1,7 +1,9 @@
 """Word tokenizers shared by the lexical metrics.
 
 ``13a`` and ``intl`` follow mteval-v13a.pl and mteval-v14.pl (the tokenizers
-sacreBLEU calls by the same names); ``none`` splits on white space only.
+sacreBLEU calls by the same names); ``none`` splits on white space only;
+``coco`` is coco-caption's (Stanford's PTB tokenizer, lower-cased, its
+punctuation tokens removed: :mod:`combo.analysis.ptb`).
 Every tokenizer maps a string to a string of space-separated tokens; metrics
 split it. Results are memoised per process, so a text shared by many systems
 or metrics is tokenized once.
@@ -17,6 +19,7 @@ import numpy as np
 import regex
 
 from ..errors import OptionError
+from .ptb import tokenize_coco
 
 # mteval-v13a: language-dependent part, applied to " line ". Its first rule pads
 # each ASCII symbol in {-~ [-` space-& (-+ :-@ / with spaces; that is a
@@ -76,11 +79,12 @@ TOKENIZERS: Dict[str, Callable[[str], str]] = {
     "13a": tokenize_13a,
     "intl": tokenize_intl,
     "none": tokenize_none,
+    "coco": tokenize_coco,
 }
 
 
 def get_tokenizer(name: str) -> Callable[[str], str]:
-    """The tokenizer called ``name`` (``13a``, ``intl`` or ``none``)."""
+    """The tokenizer called ``name`` (``13a``, ``intl``, ``none`` or ``coco``)."""
     try:
         return TOKENIZERS[name]
     except KeyError:
