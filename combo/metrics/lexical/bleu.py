@@ -15,6 +15,7 @@ without a match.
 
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence
 
 import numpy as np
@@ -26,7 +27,9 @@ from ...analysis.tokenize import TOKENIZERS, tokenize_all
 from ..base import Metric, Option, safe_divide
 from ..registry import register
 
-SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None}
+SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1.0, "exp": None, "coco": None}
+#: coco-caption's BleuScorer adds these to every match count and every n-gram total (and reference length).
+COCO_TINY, COCO_SMALL = 1e-15, 1e-9
 _LOG_ZERO = -9999999999.0  # log of a zero precision, as mteval and sacreBLEU
 
 
@@ -82,6 +85,8 @@ def bleu_from_statistics(stats: np.ndarray, max_order: int, smooth: str, smooth_
     in [0, 1] for any weights in [-1, 1].
     """
     stats = np.atleast_2d(np.asarray(stats, dtype=np.float64))
+    if smooth == "coco":
+        return coco_bleu_from_statistics(stats, max_order)
     sys_len, ref_len = stats[:, 0], stats[:, 1]
     correct = stats[:, 2:2 + max_order].copy()
     total = stats[:, 2 + max_order:2 + 2 * max_order].copy()
@@ -131,6 +136,31 @@ def bleu_from_statistics(stats: np.ndarray, max_order: int, smooth: str, smooth_
     return score
 
 
+def coco_bleu_from_statistics(stats: np.ndarray, max_order: int) -> np.ndarray:
+    """BLEU as coco-caption's ``BleuScorer.compute_score`` (``option="closest"``) computes it, operation for
+    operation: ``prod_n (m_n + 1e-15) / (t_n + 1e-9)`` to the power ``1/N``, times ``exp(1 - 1/r)`` when
+    ``r = (c + 1e-15) / (l + 1e-9) < 1``.
+
+    Every order counts, also one the hypothesis is too short for (its precision is then 1e-6), and a hypothesis
+    without any match scores a tiny positive number, not 0; the epsilons make a longer hypothesis win a tie of
+    equal precisions by about 1e-10 (relative), which decides some of the MUTT authors' trials. At corpus level
+    the same formula reads the summed statistics, as coco's corpus score. ΔBLEU statistics are read with their
+    negative counts clamped, the epsilons unweighted.
+    """
+    stats = np.atleast_2d(np.asarray(stats, dtype=np.float64))
+    sys_len, ref_len = stats[:, 0], stats[:, 1]
+    correct = np.maximum(stats[:, 2:2 + max_order], 0.0)
+    total = stats[:, 2 + max_order:2 + 2 * max_order]
+    product = np.ones(len(stats))
+    for n in range(max_order):
+        product = product * ((correct[:, n] + COCO_TINY) / (total[:, n] + COCO_SMALL))
+    ratio = (sys_len + COCO_TINY) / (ref_len + COCO_SMALL)
+    # Python's float power and math.exp, as coco-caption: numpy's vectorised ones differ in the last bit
+    root = 1.0 / max_order
+    return np.fromiter((p ** root * (math.exp(1.0 - 1.0 / r) if r < 1.0 else 1.0)
+                        for p, r in zip(product.tolist(), ratio.tolist())), dtype=np.float64, count=len(stats))
+
+
 @register("bleu")
 class BLEU(Metric):
     """BLEU with sacreBLEU's options; ΔBLEU when reference weights are given.
@@ -148,7 +178,8 @@ class BLEU(Metric):
     implementation_version = "2"  # 2: ΔBLEU clamps negative counts and smooths in weighted units
     options = {
         "max_order": Option(4, "largest n-gram order", check=lambda v: isinstance(v, int) and 1 <= v <= 9, short="n"),
-        "smooth": Option("exp", "smoothing method", choices=tuple(SMOOTH_DEFAULTS)),
+        "smooth": Option("exp", "smoothing method (coco: coco-caption's epsilons; every order counts, "
+                                "effective_order does not apply)", choices=tuple(SMOOTH_DEFAULTS)),
         "smooth_value": Option(None, "value for floor / add-k (default 0.1 / 1)", type="float",
                                check=lambda v: v is None or v >= 0, short="sv"),
         "tokenize": Option("13a", "tokenizer", choices=tuple(TOKENIZERS), short="tok"),
