@@ -456,3 +456,50 @@ class RougeSU(RougeS):
 
     citation = "Lin 2004, §5.1"
     with_unigrams = True
+
+
+def coco_rouge_l(candidates: Sequence[str], references: Sequence[Sequence[str]], beta: float = 1.2,
+                 tokenize: str = "coco") -> np.ndarray:
+    """coco-caption's ROUGE-L of each candidate (``pycocoevalcap.rouge.Rouge.calc_score``): the LCS precision
+    and recall against every reference, the largest precision and the largest recall (each may come from a
+    different reference), and ``(1 + beta^2) P R / (R + beta^2 P)`` of the two, beta 1.2; 0 when either is 0.
+
+    The registered ``rouge-l`` keeps instead the one reference with the best F and reports its F
+    (rouge-score's ``score_multi``), so the two differ whenever the most precise reference is not the one
+    with the best recall. Tokens are ``tokenize``'s (default ``coco``: coco-caption's PTB tokens); the same
+    operations as coco-caption, in the same order, give the same floating-point scores.
+    """
+    if len(candidates) != len(references):
+        raise InputError(f"coco ROUGE-L: {len(candidates)} candidates but {len(references)} reference lists",
+                         fix="give one list of references per candidate")
+    metric = RougeL(tokenize=tokenize)
+    texts: List[str] = []
+    index: Dict[str, int] = {}
+
+    def text_id(text: str) -> int:
+        if text not in index:
+            index[text] = len(texts)
+            texts.append(text)
+        return index[text]
+
+    hyp, ref, row = [], [], []
+    for i, (candidate, refs) in enumerate(zip(candidates, references)):
+        for r in refs:
+            hyp.append(text_id(candidate))
+            ref.append(text_id(r))
+            row.append(i)
+    best_p = np.zeros(len(candidates))
+    best_r = np.zeros(len(candidates))
+    if hyp:
+        from ..base import analysis_scope
+
+        with analysis_scope():
+            analysis = metric.analyse(texts)
+        precision, recall = metric.precision_recall(analysis, np.asarray(hyp, dtype=np.int64),
+                                                    np.asarray(ref, dtype=np.int64))
+        np.maximum.at(best_p, np.asarray(row), precision)
+        np.maximum.at(best_r, np.asarray(row), recall)
+    b2 = beta ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = ((1 + b2) * best_p * best_r) / (best_r + b2 * best_p)
+    return np.where((best_p != 0) & (best_r != 0), score, 0.0)
