@@ -6,6 +6,14 @@
 uniform combination of the metrics as well; the pass rules and accuracies are
 the pure functions of :mod:`combo.meta.mutt`. It sits above scoring and
 combination (it scores text and may combine), beside :mod:`combo.evaluate`.
+
+:func:`run_released_unit_tests` runs the authors' released trials
+(:mod:`combo.io.mutt_released`) as their script did: each type's originals and
+its corruptions are scored in two calls against the type's references, and a
+trial passes by the rule of its type (:func:`combo.meta.mutt.released_passes`).
+:data:`COCO_CAPTION_SPECS` are the metric settings that give coco-caption's
+per-image scores; :func:`combo.metrics.lexical.rouge.coco_rouge_l` is its
+ROUGE-L.
 """
 
 from __future__ import annotations
@@ -15,10 +23,20 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .errors import InputError, OptionError
-from .meta.mutt import UnitTestResult, segment_pairs, unit_test_accuracy
+from .meta.mutt import TIE_TOLERANCE, UnitTestResult, released_passes, segment_pairs, unit_test_accuracy
 
 #: Combinations the unit tests can add to the metrics (``run_unit_tests(scheme=...)``).
 SCHEMES = ("ulc",)
+#: combo metric specs that give coco-caption's per-image scores (its PTB tokens, BLEU's epsilons, CIDEr-D's
+#: document frequencies counted per scored row), by coco-caption's names. Its ROUGE-L is
+#: :func:`combo.metrics.lexical.rouge.coco_rouge_l`; its METEOR 1.5 has no combo counterpart.
+COCO_CAPTION_SPECS = {
+    "CIDEr": "cider:tokenize=coco,lowercase=false,document_frequency=rows",
+    "Bleu_4": "bleu:tokenize=coco,smooth=coco",
+    "Bleu_3": "bleu:max_order=3,tokenize=coco,smooth=coco",
+    "Bleu_2": "bleu:max_order=2,tokenize=coco,smooth=coco",
+    "Bleu_1": "bleu:max_order=1,tokenize=coco,smooth=coco",
+}
 
 
 def fluency_trials(trials: Sequence, seed: int = 0, corruptions: Optional[Sequence[str]] = None):
@@ -113,4 +131,98 @@ def run_unit_tests(trials: Sequence, metrics: Sequence, references: Optional[int
     return UnitTestResult(names, order, {c: kinds[c] for c in order}, counts, references, seed, signatures, notes)
 
 
-__all__ = ["SCHEMES", "fluency_trials", "run_unit_tests"]
+def score_released_trials(trials: Sequence, metrics: Sequence, jobs: int = 1, cache_dir=None,
+                          progress: bool = False):
+    """Scores of released trials (:class:`combo.io.mutt_released.ReleasedTrial`) as the authors' script gets
+    them: for each type, one call for its originals and one for its corruptions, each against the type's
+    references (so CIDEr-D's document frequencies are those of the type's reference sets, one per trial with
+    ``document_frequency=rows``, as coco-caption counts them).
+
+    Returns ``(names, higher_is_better, signatures, {type: (original scores, corrupted scores)})``, the score
+    arrays of shape (metrics, trials of the type) in the trials' order.
+    """
+    from .scoring import score_testbed
+    from .testbed import Segment, Testbed
+
+    if not metrics:
+        raise OptionError("no metric to test")
+    by_type: dict = {}
+    for t in trials:
+        if not t.references:
+            raise InputError(f"{t.corruption} trial (image_id {t.image_id!r}) has no references", t.path or None,
+                             fix="read the trials with combo.io.mutt_released.read_released")
+        by_type.setdefault(t.corruption, []).append(t)
+    if not by_type:
+        raise InputError("no unit tests to run", fix="give at least one trial (read_released)")
+    scores = {}
+    names = hib = signatures = None
+    for corruption, group in by_type.items():
+        sides = []
+        for side, attr in (("original", "sentence"), ("corrupted", "corrupted")):
+            tb = Testbed(name=f"mutt-released:{corruption}:{side}")
+            for i, t in enumerate(group):
+                tb.segments.append(Segment(id=f"{corruption}:{t.image_id}", references=list(t.references),
+                                           ref_ids=[f"ref{j + 1}" for j in range(len(t.references))],
+                                           group=corruption))
+            tb.candidates = {side: {i: getattr(t, attr) for i, t in enumerate(group)}}
+            tb.metadata = {"target_language": "en"}
+            table = score_testbed(tb, list(metrics), jobs=jobs, progress=progress, cache_dir=cache_dir)
+            values = np.full((len(table.metrics), len(group)), np.nan)
+            values[:, table.row_segment] = table.segment
+            sides.append(values)
+            names, hib, signatures = list(table.metrics), list(table.higher_is_better), list(table.signatures)
+        scores[corruption] = tuple(sides)
+    return names, hib, dict(zip(names, signatures)), scores
+
+
+def run_released_unit_tests(trials: Sequence, metrics: Sequence, scheme: Optional[str] = None, jobs: int = 1,
+                            cache_dir=None, progress: bool = False, tie: float = TIE_TOLERANCE) -> UnitTestResult:
+    """The authors' released trials (:func:`combo.io.mutt_released.read_released`), judged by their rules.
+
+    Scores come from :func:`score_released_trials`; a trial passes by its type's rule
+    (:func:`combo.meta.mutt.released_passes`: the Difference formula for det_sub, near_syms and passive,
+    the original above its corruption otherwise, a tie within ``tie`` failing). ``scheme="ulc"`` adds the
+    uniform linear combination of the metrics, min-max normalised over every scored sentence. The result
+    names each type's rule (``rules``); ``references`` is the trials' reference count when they share one.
+    """
+    from .combine.ulc import ulc
+
+    if scheme is not None and scheme not in SCHEMES:
+        raise OptionError(f"unknown scheme {scheme!r} for unit tests; use one of {list(SCHEMES)} (or none)")
+    trials = list(trials)
+    names, hib, signatures, scores = score_released_trials(trials, metrics, jobs=jobs, cache_dir=cache_dir,
+                                                           progress=progress)
+    order = list(scores)
+    if scheme == "ulc":
+        blocks = [m for c in order for m in scores[c]]
+        combined = ulc(np.hstack(blocks), hib)
+        start = 0
+        for c in order:
+            parts = []
+            for m in scores[c]:
+                parts.append(np.vstack([m, combined[None, start:start + m.shape[1]]]))
+                start += m.shape[1]
+            scores[c] = tuple(parts)
+        names = names + [f"ulc({'+'.join(names)})"]
+        hib = hib + [True]
+    first = {}
+    for t in trials:
+        first.setdefault(t.corruption, t)
+    kinds = {c: first[c].kind for c in order}
+    rules = {c: first[c].rule for c in order}
+    counts = {}
+    for k, name in enumerate(names):
+        counts[name] = {}
+        for c in order:
+            a, b = scores[c][0][k], scores[c][1][k]
+            ok = released_passes(a, b, rules[c], bool(hib[k]), tie)
+            counts[name][c] = (int(len(a)), int(ok.sum()))
+    sizes = {len(t.references) for t in trials}
+    notes = ["scored as the authors' script: each type's originals and corruptions in two calls against the "
+             "type's references"]
+    return UnitTestResult(names, order, kinds, counts, sizes.pop() if len(sizes) == 1 else None, 0, signatures,
+                          notes, rules)
+
+
+__all__ = ["COCO_CAPTION_SPECS", "SCHEMES", "fluency_trials", "run_released_unit_tests", "run_unit_tests",
+           "score_released_trials"]
