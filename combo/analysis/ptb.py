@@ -25,11 +25,12 @@ English needs (JFlex picks the longest match, the first rule on ties):
   drops;
 * zero-width characters and soft hyphens are ignored.
 
-Checked token for token against the Java tokenizer as coco-caption runs it
-(``tests/test_mutt_released.py``): identical on every caption of the MUTT
-authors' released trials (11,127), of Flickr8k (40,206) and on every SICK and
-MUTT sentence (7,685); on WMT12's English news reference 3,001 of 3,004 lines
-(the rest: slashes after hyphenated names, ``(D-N.Y.)``).
+Checked token for token against the Java tokenizer as coco-caption runs it:
+identical on every caption of the MUTT authors' released trials (11,127;
+``tests/test_mutt_released.py``), and, checked the same way once, on every
+Flickr8k caption (40,206) and every SICK and MUTT sentence (7,685); on WMT12's
+English news reference on 3,001 of 3,004 lines (the rest: slashes after
+hyphenated names, ``(D-N.Y.)``).
 
 One difference cannot be removed in a function of one text: the Java lexer
 reads coco-caption's captions as one file, one caption a line, and splits a
