@@ -296,3 +296,22 @@ def test_cider_sem_opps_at_5_is_ties(data, coco_txt):
             assert sorted((ga[g], max(1, df[g])) for g in ga if len(g) == k) == \
                 sorted((gb[g], max(1, df[g])) for g in gb if len(g) == k), (t.sentence, k)
         assert len(tokenize_coco(t.sentence).split()) == len(tokenize_coco(t.corrupted).split())
+
+
+def test_command_line_on_a_released_folder(tmp_path):
+    from click.testing import CliRunner
+
+    from combo.cli import main
+
+    folder = _folder(tmp_path, originals=[(0, "a dog runs"), (1, "a cat sits")],
+                     corruptions=[(0, "a dog not runs"), (1, "a cat sits")],
+                     refs={0: ["a dog runs"], 1: ["a cat sits"]}, counts=(5, 10))
+    runner = CliRunner()
+    res = runner.invoke(main, ["mutt", str(folder), "-m", "bleu:max_order=1,smooth=none,tokenize=none", "-q",
+                               "--references", "10", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert '"bleu:max_order=1,smooth=none,tokenize=none",neg_verb,meaning-altering,2,1,0.500000,above' in res.output
+    res = runner.invoke(main, ["mutt", str(folder), "-m", "ter", "-q", "--references", "20"])
+    assert res.exit_code == 2 and "choose --references among 5, 10" in res.output
+    res = runner.invoke(main, ["mutt", str(folder), "-m", "ter", "-q", "--seed", "3"])
+    assert res.exit_code == 2 and "--seed: not for the released trial files" in res.output
