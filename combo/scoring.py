@@ -484,8 +484,9 @@ def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = F
         if pairs and m.row_keyed:
             from .metrics.external import PAIR_REFUSAL
 
-            raise OptionError(f"{_display_name(m, given)}: {PAIR_REFUSAL}. Fix: leave it out of QUEEN and KING "
-                              "(--criterion king/orange, --scheme queen), or use --scheme ulc")
+            raise OptionError(f"{_display_name(m, given)}: {PAIR_REFUSAL}. Fix: leave it out of the metrics "
+                              "whose single-reference scores QUEEN, KING and ORANGE need, or measure the metrics "
+                              "with a criterion that needs none (r_snt or wmt_kendall, with ULC)")
         check_language(m, testbed.target_language, f"the candidates of test bed {testbed.name}", given)
     for m in instances:
         m.check_resources()

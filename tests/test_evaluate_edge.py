@@ -56,8 +56,10 @@ def test_segments_with_one_candidate_give_no_pairs_and_an_undefined_kendall():
 
 
 def test_nan_scores_are_an_error_naming_the_metric():
-    with pytest.raises(InputError, match="metric 0"):
+    with pytest.raises(InputError, match=r"row 0 of the scores \(metrics, rows\) has no score for any candidate"):
         ulc(np.array([[np.nan, np.nan]]), [True])
+    with pytest.raises(InputError, match="metric 'bleu' has no score for any candidate"):
+        ulc(np.array([[np.nan, np.nan]]), [True], names=["bleu"])
 
 
 def test_evaluate_prints_undefined_never_nan(tmp_path):
