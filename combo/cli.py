@@ -19,7 +19,7 @@ import click
 from ._version import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.fetch import example_path  # noqa: F401 - the public name is combo.example_path
-from .io.text import write_text_atomic
+from .io.text import check_writable, write_text_atomic
 from .evaluate import (CRITERIA, CRITERION_ALIASES, CRITERION_MEANINGS, CRITERION_NAMES, KING_TIE_WARNING,
                        SCHEME_MEANINGS)  # "kendall": the old name of wmt_kendall
 from .metrics.registry import is_model_file
@@ -119,7 +119,6 @@ def check_outputs(**paths: Optional[str]) -> None:
     messages as the write itself (:func:`combo.io.text.write_text_atomic`) gives, only before the scoring.
     """
     import os
-    import tempfile
 
     given = {f"--{name}": path for name, path in paths.items() if path is not None}
     seen = {}
@@ -131,19 +130,7 @@ def check_outputs(**paths: Optional[str]) -> None:
             raise OptionError(f"{seen[where]} and {option} both name {path}: one would overwrite the other "
                               f"(fix: give {option} another file, e.g. {option} {other})")
         seen[where] = option
-        target = Path(path)
-        folder = target.parent if str(target.parent) else Path(".")
-        if not folder.is_dir():
-            raise InputError("output folder does not exist", str(folder), fix="create it first")
-        if target.is_dir():
-            raise InputError("is a folder, not a file", str(target), fix="give the path of a file to write")
-        try:
-            fd, probe = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
-        except OSError as exc:
-            raise InputError(f"cannot write into this folder ({exc.strerror})", str(folder),
-                             fix="choose a writable place for the output") from None
-        os.close(fd)
-        os.unlink(probe)
+        check_writable(path)
 
 
 def write_outputs(text: Optional[str], out: Optional[str], page: Optional[str] = None,

@@ -263,25 +263,38 @@ def current_umask() -> int:
     return mask
 
 
-def write_text_atomic(text: str, path) -> None:
-    """Write ``text`` (UTF-8, LF) to ``path`` whole or not at all: a temporary file renamed into place.
-
-    The file gets the mode a plain ``open(path, "w")`` would give (``0o666`` less the umask), not
-    the private ``0o600`` of the temporary file it was written as.
-    """
+def _temporary_beside(target: Path) -> Tuple[int, str]:
+    """A new temporary file in ``target``'s folder (descriptor, path); a missing or read-only folder, or a
+    ``target`` that is a folder, is an InputError."""
     import tempfile
 
-    target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError("output folder does not exist", str(folder), fix="create it first")
     if target.is_dir():
         raise InputError("is a folder, not a file", str(target), fix="give the path of a file to write")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".combo-", dir=str(folder))
+        return tempfile.mkstemp(prefix=".combo-", dir=str(folder))
     except OSError as exc:
         raise InputError(f"cannot write into this folder ({exc.strerror})", str(folder),
                          fix="choose a writable place for the output") from None
+
+
+def check_writable(path) -> None:
+    """Refuse, before any work, an output ``path`` that :func:`write_text_atomic` could not write."""
+    fd, probe = _temporary_beside(Path(path))
+    os.close(fd)
+    os.unlink(probe)
+
+
+def write_text_atomic(text: str, path) -> None:
+    """Write ``text`` (UTF-8, LF) to ``path`` whole or not at all: a temporary file renamed into place.
+
+    The file gets the mode a plain ``open(path, "w")`` would give (``0o666`` less the umask), not
+    the private ``0o600`` of the temporary file it was written as.
+    """
+    target = Path(path)
+    fd, tmp = _temporary_beside(target)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
