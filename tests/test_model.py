@@ -304,3 +304,25 @@ def test_real_wmt12_subset_train_then_score(data, tmp_path):
     model.save(tmp_path / "de-en.json")
     t = score_testbed(tb, [str(tmp_path / "de-en.json")])
     assert np.allclose(t.segment[0], model.raw_scores(table.segment), rtol=0, atol=1e-12)  # linear output
+
+
+def test_a_model_whose_extra_is_missing_names_the_install_command(tmp_path, monkeypatch):
+    # Without the syntax extra the shallow parser's version reads "absent", which differs from the recorded one;
+    # the fix is installing the extra, not training again.
+    from combo.errors import ResourceMissing
+    from combo.metrics import shallow
+    from combo.metrics.base import analyser_versions
+
+    tb = load_testbed(example_path())
+    specs = ["sp-op", "chrf"]
+    path = tmp_path / "m.json"
+    train_model([(tb, score_testbed(tb, specs))]).save(path)
+
+    def missing(self):
+        raise ResourceMissing("TextBlob's Pattern parser (package textblob)", "pip install 'combo-eval[syntax]'")
+
+    monkeypatch.setattr(shallow.PartOfSpeechOverlap, "check_resources", missing)
+    monkeypatch.setattr("combo.metrics.tuned.analyser_versions",
+                        lambda m: "analysers:shallow/pattern/absent" if m.name == "sp-op" else analyser_versions(m))
+    with pytest.raises(ResourceMissing, match=r"combo-eval\[syntax\]"):
+        load_model(path)

@@ -373,6 +373,7 @@ def load_model(path) -> TunedMetric:
         if recorded is not None:
             now = analyser_versions(metric)
             if now != recorded:
+                metric.check_resources()  # an extra not installed: its install command, not "train again"
                 raise InputError(f"metric {entry.spec!r} was trained on analyses by {recorded!r}, this installation "
                                  f"has {now!r}: its scores may have shifted", p,
                                  fix="train the model again with this installation (or install the recorded "
