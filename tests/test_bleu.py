@@ -138,8 +138,22 @@ def test_delta_bleu_hand_worked():
 
 def test_delta_bleu_segment_without_positive_weight_is_an_error():
     m = combo.get_metric("bleu")
-    with pytest.raises(InputError, match="segment 1 has no reference with a positive weight"):
+    with pytest.raises(InputError, match=r"hypothesis 1 \(0-based, in the order given\) has no reference with a "
+                                         r"positive weight \(1 such hypotheses\)"):
         m.corpus_score(["a", "b"], [["a"], ["b", "c"]], [[1.0], [0.0, -0.5]])
+
+
+def test_delta_bleu_on_a_test_bed_names_the_segment_and_counts_segments():
+    # two systems on three segments: segment "s2" has no positive weight; the message names its id and counts
+    # segments (1 of 3), not candidates (2) or a 0-based row
+    from combo.testbed import Segment, Testbed
+
+    segments = [Segment("s1", "x", ["a b"], weights=[1.0]), Segment("s2", "y", ["c d", "e"], weights=[0.0, -0.5]),
+                Segment("s3", "z", ["f g"], weights=[0.5])]
+    tb = Testbed("weighted", segments, {"A": dict(enumerate(["a b", "c d", "f g"])), "B": dict(enumerate("acf"))})
+    with pytest.raises(InputError, match=r"segment 's2' of test bed 'weighted' has no reference with a positive "
+                                         r"weight \(1 of 3 segments\)"):
+        combo.score_testbed(tb, ["bleu"])
 
 
 # Galley's sacreBLEU fork (the ΔBLEU authors' implementation), test_deltableu.py: two

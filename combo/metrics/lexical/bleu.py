@@ -213,8 +213,8 @@ class BLEU(Metric):
             np.maximum.at(best_w, np.repeat(np.arange(rows), sizes), ref_weights)
             bad = np.flatnonzero(~(best_w > 0))
             if len(bad):
-                raise InputError(f"ΔBLEU: segment {int(bad[0])} has no reference with a positive weight "
-                                 f"({len(bad)} such segments): its denominator would be zero",
+                raise InputError(f"ΔBLEU: hypothesis {int(bad[0])} (0-based, in the order given) has no reference "
+                                 f"with a positive weight ({len(bad)} such hypotheses): its denominator would be zero",
                                  fix="give every segment at least one reference with weight > 0")
         for k in range(n):
             mat = analysis.matrices[k]
