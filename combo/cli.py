@@ -42,6 +42,20 @@ EXAMPLE = "example"
 SAMPLE = "dstc7-sample"  # the first-run slice, cut from the DSTC7 release in the data home (combo.io.dstc7)
 
 
+class Choice(click.Choice):
+    """click's Choice whose refusal of a mistyped value gives the close names, as every other name combo reads."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            from .options import did_you_mean
+
+            hint = did_you_mean(str(value), [str(c) for c in self.choices])
+            self.fail(f"{str(value)!r} is not one of {', '.join(map(repr, self.choices))}"
+                      + (f"; {hint}" if hint else ""), param, ctx)
+
+
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
     from .io import load_testbed
 
@@ -88,7 +102,7 @@ def testbed_options(func):
     func = click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
                         help="Language of the candidates and references (ISO 639-1, e.g. de), overriding what "
                              "the reader knows; metrics that cannot read it are refused. 'any': no check.")(func)
-    func = click.option("--trees", type=(click.Choice(TREE_KINDS),
+    func = click.option("--trees", type=(Choice(TREE_KINDS),
                                          click.Path(dir_okay=False), click.Path(dir_okay=False)),
                         multiple=True, expose_value=False, callback=_supply_trees,
                         metavar="KIND TEXTS TREES",
@@ -295,7 +309,7 @@ def scale_options(func):
     """``--memory``, ``--backend`` and ``--scheduler``: the bounds and the place of large runs (docs/scale.md)."""
     func = click.option("--scheduler", default=None, expose_value=False, is_eager=False, callback=_set_backend,
                         metavar="ADDRESS", help="Dask scheduler address for --backend dask (tcp://host:8786).")(func)
-    func = click.option("--backend", type=click.Choice(BACKENDS), default=None, expose_value=False,
+    func = click.option("--backend", type=Choice(BACKENDS), default=None, expose_value=False,
                         callback=_set_backend,
                         help="Run metrics and chunks of KING segments on local processes (--jobs) or on "
                              "a Dask cluster (needs --scheduler; pip install 'combo-eval[dask]').")(func)
@@ -355,8 +369,8 @@ def score_cache_option(name: str = "cache"):
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
               help="Metric names or sets such as @lexical: -m bleu chrf ter, or repeated -m; "
                    "options as name:key=value,key=value.")
-@click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
+@click.option("--level", type=Choice(LEVELS), default="system", show_default=True)
+@click.option("--format", "fmt", type=Choice(["tsv", "csv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @jobs_option("Worker processes (-1: one per core): metrics, and chunks of rows of a large test bed, are scored "
              "in parallel.")
@@ -681,7 +695,7 @@ def search_options(func):
         click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
                      help="Candidate metrics or sets such as @lexical: -m bleu chrf ter, or repeated -m "
                           "(default: @search)."),
-        click.option("--triples", type=click.Choice(TRIPLES),
+        click.option("--triples", type=Choice(TRIPLES),
                      default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
                      help="Skip (and count) segments with fewer references."),
@@ -689,11 +703,11 @@ def search_options(func):
                      help="Cap references per segment with a seeded sample (DSTC7 has up to 1,009)."),
         click.option("--seed", type=int, default=0, show_default=True),
         click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
-        click.option("--kendall-variant", type=click.Choice(tuple(KENDALL_VARIANTS)), default="wmt12",
+        click.option("--kendall-variant", type=Choice(tuple(KENDALL_VARIANTS)), default="wmt12",
                      show_default=True),
-        click.option("--kendall-ties", type=click.Choice(TIE_RULES), default=None,
+        click.option("--kendall-ties", type=Choice(TIE_RULES), default=None,
                      help="Override the variant's metric-tie rule."),
-        click.option("--king-ties", type=click.Choice(KING_TIES), default="count",
+        click.option("--king-ties", type=Choice(KING_TIES), default="count",
                      show_default=True,
                      help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
         click.option("--include-human", is_flag=True,
@@ -701,7 +715,7 @@ def search_options(func):
                           "named after an unused reference) as systems, as WMT23 does for he-en's refA."),
         jobs_option(),
         score_cache_option(),
-        click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True),
+        click.option("--format", "fmt", type=Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
         click.option("--quiet", "-q", is_flag=True,
                      help="No progress (a bar on a terminal, a line every 10 s in a log)."),
@@ -720,13 +734,13 @@ def search_options(func):
 
 @main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
 @search_options
-@click.option("--criterion", type=click.Choice(CRITERION_NAMES), default="king",
+@click.option("--criterion", type=Choice(CRITERION_NAMES), default="king",
               show_default=True, callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
               help="wmt_kendall: WMT's Kendall-like tau over human preferences (kendall, its old name, still works); "
                    "mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
-@click.option("--scheme", type=click.Choice(SCHEMES), default=None,
+@click.option("--scheme", type=Choice(SCHEMES), default=None,
               help="Combination (default: queen for king/orange, ulc otherwise).")
-@click.option("--strategy", type=click.Choice(STRATEGIES),
+@click.option("--strategy", type=Choice(STRATEGIES),
               default="greedy", show_default=True)
 @click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
@@ -813,14 +827,8 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
-    crits = [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",") if c.strip()]
-    schemes = [c.strip() for c in combos.split(",") if c.strip()]
-    for c in crits:
-        if c not in CRITERIA:
-            raise OptionError(f"unknown criterion {c!r}; choose from {', '.join(CRITERIA)}")
-    for c in schemes:
-        if c not in SCHEMES:
-            raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    crits = _named_list(criteria, "criterion", CRITERIA + tuple(CRITERION_ALIASES))
+    schemes = _named_list(combos, "combination", SCHEMES)
     if "mutt" in crits and "queen" in schemes:
         check_scheme("mutt", "queen", "evaluate")
     lps = _language_pairs(lp)
@@ -856,6 +864,20 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     page = _report_page(ev, metrics, table, notes, seed, schemes=schemes, n_resamples=n_resamples,
                         evaluation=(names, qualities)) if report_path else None
     write_outputs(text, out, page, report_path)
+
+
+def _named_list(text: str, what: str, known: Sequence[str]) -> List[str]:
+    """``--criteria``/``--combine``: comma-separated names, each known (old names mapped to today's); a typo gets
+    the close names."""
+    from .options import did_you_mean
+
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    for name in names:
+        if name not in known:
+            hint = did_you_mean(name, known)
+            raise OptionError(f"unknown {what} {name!r}; " + (f"{hint} " if hint else "")
+                              + f"(choose from {', '.join(n for n in known if n not in CRITERION_ALIASES)})")
+    return [CRITERION_ALIASES.get(n, n) for n in names]
 
 
 def _language_pairs(lp: Optional[str]) -> List[Optional[str]]:
@@ -959,10 +981,10 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--combine", "combos", default="ulc", show_default=True,
               help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
 @click.option("--search", "search_criterion", default=None,
-              type=click.Choice(CRITERION_NAMES),
+              type=Choice(CRITERION_NAMES),
               callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
               help="Also search the optimal metric set under this criterion and show its trace.")
-@click.option("--strategy", type=click.Choice(STRATEGIES),
+@click.option("--strategy", type=Choice(STRATEGIES),
               default="greedy", show_default=True, help="Search strategy (with --search).")
 @click.option("--mutt", "mutt", default=None, type=click.Path(exists=True, file_okay=False), metavar="CORRUPTIONS",
               help="Also run the MUTT unit tests of this corruptions folder and show their accuracy heatmap.")
@@ -972,7 +994,7 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
 @click.option("--worst", type=click.IntRange(min=0), default=5, show_default=True,
               help="Worst-scored segments shown per metric.")
-@click.option("--triples", type=click.Choice(TRIPLES), default="distinct",
+@click.option("--triples", type=Choice(TRIPLES), default="distinct",
               show_default=True, help="QUEEN's reference-triple convention.")
 @click.option("--min-refs", type=click.IntRange(min=1), default=None,
               help="Skip (and count) segments with fewer references.")
@@ -991,15 +1013,8 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
 
     _check_report_possible(out)
     check_outputs(out=out)
-    crits = None if criteria is None else [CRITERION_ALIASES.get(c.strip(), c.strip()) for c in criteria.split(",")
-                                           if c.strip()]
-    schemes = [c.strip() for c in combos.split(",") if c.strip()]
-    for c in crits or []:
-        if c not in CRITERIA:
-            raise OptionError(f"unknown criterion {c!r}; choose from {', '.join(CRITERIA)}")
-    for c in schemes:
-        if c not in SCHEMES:
-            raise OptionError(f"unknown combination {c!r}; choose from {', '.join(SCHEMES)}")
+    crits = None if criteria is None else _named_list(criteria, "criterion", CRITERIA + tuple(CRITERION_ALIASES))
+    schemes = _named_list(combos, "combination", SCHEMES)
     if "mutt" in (crits or []) + [search_criterion] and "queen" in schemes:
         check_scheme("mutt", "queen", "report")
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
@@ -1057,7 +1072,7 @@ def _json_default(obj):
 
 
 @main.command(name="metrics")
-@click.option("--format", "fmt", type=click.Choice(CATALOGUE_FORMATS), default="table",
+@click.option("--format", "fmt", type=Choice(CATALOGUE_FORMATS), default="table",
               show_default=True)
 def metrics_cmd(fmt: str) -> None:
     """List every metric with its family, range, resources and availability here."""
@@ -1175,39 +1190,39 @@ def cache_clear_cmd(folder: Optional[str]) -> None:
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
               help="Feature metrics or sets (@heterogeneous, @lexical: combo metrics lists them): -m bleu chrf, "
                    "or repeated -m; options as name:key=value (default: @heterogeneous if installed, else @lexical).")
-@click.option("--method", type=click.Choice(METHOD_NAMES), default="auto", show_default=True,
+@click.option("--method", type=Choice(METHOD_NAMES), default="auto", show_default=True,
               help="direct: weights searched for --objective (absolute judgments: MQM, DA); pairwise-lr: pairwise "
                    "logistic ranking (DiscoTK); regression on scores; ULC. auto: direct on absolute judgments, "
                    "pairwise-lr on rankings.")
-@click.option("--objective", type=click.Choice(tuple(OBJECTIVES)), default="wmt23", show_default=True,
+@click.option("--objective", type=Choice(tuple(OBJECTIVES)), default="wmt23", show_default=True,
               help="What --method direct maximises on the training judgments: " + "; ".join(
                   f"{k}: {v}" for k, v in OBJECTIVES.items()) + ".")
-@click.option("--output", type=click.Choice(OUTPUT_CHOICES), default="auto", show_default=True,
+@click.option("--output", type=Choice(OUTPUT_CHOICES), default="auto", show_default=True,
               help="Segment score: human (linear, fitted to the training judgments' scale), linear (w.x + b), or "
                    "sigmoid (DiscoTK's, saturates). auto: human on absolute judgments, linear on rankings. The "
                    "system score is the mean of w.x + b.")
-@click.option("--regressor", type=click.Choice(REGRESSORS), default="ridge", show_default=True,
+@click.option("--regressor", type=Choice(REGRESSORS), default="ridge", show_default=True,
               help="Learner of --method regression.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write (JSON).")
 @click.option("--name", default=None, help="Model name recorded in the file (default: the file name stem).")
-@click.option("--judgments", type=click.Choice(JUDGMENTS), default="auto", show_default=True,
+@click.option("--judgments", type=Choice(JUDGMENTS), default="auto", show_default=True,
               help="Train on relative rankings or absolute scores (auto: rankings when present).")
 @click.option("--min-diff", type=click.FloatRange(min=0.0), default=None,
               help="Absolute scores: a pair needs a larger difference (default by judgment type: MQM and ESA 0, "
                    "DA on 0-100 WMT DARR's 25, other scales 25% of the range).")
 @click.option("--aspect", default=None, help="Absolute-score aspect (default: the test bed's main one).")
-@click.option("--normalise", type=click.Choice(NORMALISE), default="testbed", show_default=True,
+@click.option("--normalise", type=Choice(NORMALISE), default="testbed", show_default=True,
               help="Min-max ranges of the training features: per test bed, per segment group, or over all.")
 @click.option("--folds", type=click.IntRange(min=0), default=10, show_default=True,
               help="Cross-validation folds, grouped by segment, for the printed quality (0: none).")
-@click.option("--cv", "cv_by", type=click.Choice(CV_BY), default="segment", show_default=True,
+@click.option("--cv", "cv_by", type=Choice(CV_BY), default="segment", show_default=True,
               help="Cross-validate by segment (--folds folds) or leave one test bed (language pair) out.")
 @click.option("--inner-folds", type=click.IntRange(min=0), default=5, show_default=True,
               help="Folds (grouped by segment) choosing C or alpha inside each training set (0: none, the "
                    "middle of the grid).")
 @jobs_option()
 @score_cache_option()
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--quiet", "-q", is_flag=True)
 def train(testbed_path, lp, testbed_options, metrics, method, objective, output, regressor, out, name, judgments,
           min_diff, aspect, normalise, folds, cv_by, inner_folds, jobs, cache, fmt, quiet):
@@ -1373,8 +1388,8 @@ class _ManyValuesCommand(click.Command):
               help="Hypothesis file(s), one segment per line; one per system.")
 @click.option("--refs", multiple=True, required=True, type=click.Path(dir_okay=False),
               help="Reference file(s), one segment per line each (several files: several references).")
-@click.option("--level", type=click.Choice(LEVELS), default="system", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
+@click.option("--level", type=Choice(LEVELS), default="system", show_default=True)
+@click.option("--format", "fmt", type=Choice(["tsv", "json"]), default="tsv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @click.option("--language", default=None, expose_value=False, callback=_set_language, metavar="LANG",
               help="Language of the hypotheses and references (ISO 639-1); a model with metrics that cannot "
@@ -1433,18 +1448,18 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=(),
               help="Metric specs or model files: -m bleu ter, repeated -m, or comma-separated. Default: bleu meteor "
                    "cider ter; on released trial files coco-caption's CIDEr-D and BLEU-4 settings, meteor and ter.")
-@click.option("--scheme", type=click.Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
+@click.option("--scheme", type=Choice(UNIT_TEST_SCHEMES), default=None, help="Also test the ULC of the metrics.")
 @click.option("--references", type=click.IntRange(min=1), default=None,
               help="At most this many references per trial (seeded sample). On released trial files: the "
                    "reference file to use, TYPE_r5/_r10/_r20.json (5, 10 or 20; default 5).")
-@click.option("--trials", type=click.Choice(TRIAL_SETS), default="flickr", show_default=True,
+@click.option("--trials", type=Choice(TRIAL_SETS), default="flickr", show_default=True,
               help="flickr: the trials with references (others counted); all: every trial must have references.")
 @click.option("--fluency/--no-fluency", default=True, show_default=True,
               help="Add the SICK+ fluency corruptions generated from the trials' sentences (shallow parser).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @jobs_option()
 @score_cache_option()
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=Choice(["table", "json", "csv"]), default="table", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None)
 @click.option("--quiet", "-q", is_flag=True)
 def mutt_cmd(corruptions, flickr8k, metrics, scheme, references, trials, fluency, seed, jobs, cache, fmt, out, quiet):

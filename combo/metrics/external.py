@@ -36,7 +36,6 @@ that such files do not hold, so they refuse these metrics.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import math
@@ -47,6 +46,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import InputError, OptionError
+from ..options import did_you_mean
 from .base import Candidates, Metric, Option
 from .registry import register
 
@@ -177,10 +177,9 @@ class MtmeScores(ExternalScores):
         tried = ([f"{name}-{refs[0]}"] if refs else []) + [f"{name}-src"]
         known = sorted({p.name[:-len(".seg.score")].rsplit("-", 1)[0] for p in folder.glob("*.seg.score")}
                        | {p.name[:-len(".seg.score")] for p in folder.glob("*-src.seg.score")})
-        close = difflib.get_close_matches(name, known, n=3)
-        hint = f"did you mean {', '.join(close)}?" if close else f"{len(known)} metrics are there"
+        hint = did_you_mean(name, known)
         raise InputError(f"mtme:{name}: no {' or '.join(t + '.seg.score' for t in tried)}", folder,
-                         fix=f"name a metric scored there ({hint})")
+                         fix=hint or f"name one of the {len(known)} metrics scored there")
 
     def read(self, testbed):
         from ..io.mtme import read_score_file
