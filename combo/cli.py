@@ -778,6 +778,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          "segments): nothing can be selected", testbed_path,
                          fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
+                           "meaning": CRITERION_MEANINGS[criterion], "scheme_meaning": SCHEME_MEANINGS[scheme],
                            "triples": triples, "king_ties": king_ties, "notes": notes,
                            "randomness": {"seed": seed, "max_refs": max_refs, "king_sample": held_out,
                                           "king_segments": (tb.metadata.get("segment_sample") or {}).get("size"),
@@ -1354,6 +1355,12 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     click.echo(text, nl=False)
 
 
+def _system_name(path: str) -> str:
+    """A system's name from its output file, as the test-bed readers name them: the file name without ``.txt``."""
+    name = Path(path).name
+    return name[:-4] if name.endswith(".txt") and len(name) > 4 else name
+
+
 class _ManyValuesCommand(click.Command):
     """Lets ``--refs A B C`` (and ``--hyps``) take several values: rewritten to ``--refs A --refs B --refs C``."""
 
@@ -1414,7 +1421,16 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     if not references:
         raise InputError("no segments: the reference files are empty", refs[0],
                          fix="give one reference line per segment")
-    names = [Path(p).name for p in hyps]
+    import os
+
+    seen: dict = {}
+    for p in hyps:
+        where = os.path.realpath(p)
+        if where in seen:
+            same = "" if seen[where] == p else f" (also as {seen[where]})"
+            raise OptionError(f"--hyps names {p} twice{same}: give each system's file once")
+        seen[where] = p
+    names = [_system_name(p) for p in hyps]  # as test beds name systems: the file name without .txt
     if len(set(names)) != len(names):
         names = list(hyps)
     records = []

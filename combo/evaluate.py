@@ -92,6 +92,13 @@ CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "
                    "seg_pearson_item": "segment", "seg_kendall_item": "segment", "acc_eq_item": "segment",
                    "sys_accuracy": "system", "wmt23": "both", "mutt": "segment"}
 DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
+#: Criteria whose lower values are better (ORANGE: a reference's mean rank among the outputs).
+LOWER_IS_BETTER = frozenset({"orange"})
+
+
+def criterion_sign(criterion: str) -> float:
+    """+1 when higher values of ``criterion`` are better, -1 when lower ones are (:data:`LOWER_IS_BETTER`)."""
+    return -1.0 if criterion in LOWER_IS_BETTER else 1.0
 #: The options through which each command chooses the criteria and the combination schemes: a message's fix names
 #: the options of the command that prints it (:attr:`MetaEvaluator.command`). The API's parameters, ``criterion``
 #: and ``scheme``, are named as combo search's options; ``report --search`` is combo report's search.
@@ -478,7 +485,7 @@ class MetaEvaluator:
     def _human_left_out(self) -> Tuple[str, ...]:
         """Human translations listed as systems, left out of system-level statistics (unless include_human)."""
         left = int((~self.system_mask).sum())
-        return (f"{left} human translations left out",) if left else ()
+        return (f"{left} human {'translation' if left == 1 else 'translations'} left out",) if left else ()
 
     def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""
@@ -635,7 +642,7 @@ class SetSearch:
 
     @property
     def beats_best_single(self) -> bool:
-        sign = -1 if self.criterion == "orange" else 1
+        sign = criterion_sign(self.criterion)
         return sign * self.quality > sign * self.best_single[1]
 
     def to_dict(self) -> Dict[str, object]:
@@ -664,7 +671,7 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     """
     criterion = CRITERION_ALIASES.get(criterion, criterion)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
-    sign = -1.0 if criterion == "orange" else 1.0
+    sign = criterion_sign(criterion)
     names = evaluator.table.metrics
     seen: Dict[Tuple[int, ...], Quality] = {}
     from .progress import progress
@@ -903,7 +910,7 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
     p_value, reason = _paired_test(evaluator, qualities, usable, n_resamples, seed)
     if p_value is None:
         return clusters, reason
-    sign = -1.0 if qualities[usable[0]].criterion == "orange" else 1.0
+    sign = criterion_sign(qualities[usable[0]].criterion)
     order = sorted(usable, key=lambda k: -sign * qualities[k].value)
     rank, head = 1, order[0]
     clusters[head] = rank
@@ -930,7 +937,7 @@ def _paired_test(evaluator: MetaEvaluator, qualities: Sequence[Optional[Quality]
         units = qualities[k].units
         if len(units[0]) != len(first.units[0]) or any(not np.array_equal(a, b) for a, b in zip(units[n_own:], shared)):
             return None, "the entries were measured on different units (segments, pairs or systems)"
-    sign = -1.0 if criterion == "orange" else 1.0
+    sign = criterion_sign(criterion)
     base = _BOOTSTRAP_STATISTICS[criterion](evaluator)
     if n_own == 2:
         def stat(own, *rest):

@@ -166,3 +166,11 @@ def test_mutt_study_redraws_its_figures_beside_its_saved_results(tmp_path, monke
     assert script("experiments/mutt_study.py", monkeypatch).main(["--render", str(saved)]) == 0
     for name in ("boag2016-references.png", "boag2016-metrics.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bars_put_the_best_on_top_whichever_way_is_better():
+    from combo.report.plots import bar_order
+
+    values = [0.3, float("nan"), 0.9, 0.5]
+    assert bar_order(values).tolist() == [2, 3, 0]                          # KING: highest first
+    assert bar_order(values, higher_is_better=False).tolist() == [0, 3, 2]  # ORANGE: lowest (best) first

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError
-from ..evaluate import (CRITERION_LEVEL, CRITERION_TITLES, MetaEvaluator, Quality, SetSearch, evaluate_entries,
+from ..evaluate import (CRITERION_LEVEL, CRITERION_TITLES, criterion_sign, MetaEvaluator, Quality, SetSearch, evaluate_entries,
                         evaluation_rows, left_out_notes, significance_clusters, supported_criteria, WMT23_CRITERIA)
 from . import plots
 from .html import Cell, Section, esc, figure, json_block, number_cell, page, sentence, table, text_cell
@@ -183,7 +183,7 @@ def _bars_section(names, qualities, n_metrics) -> Section:
             continue
         png = plots.bar_intervals([short_name(names[k]) for k in keep], vals, [qs[k].low for k in keep],
                                   [qs[k].high for k in keep], [k >= n_metrics for k in keep],
-                                  title=CRITERION_TITLES[c], xlabel=c)
+                                  title=CRITERION_TITLES[c], xlabel=c, higher_is_better=criterion_sign(c) > 0)
         figs.append(figure(png, f"{c} of each metric and combination", f"{CRITERION_TITLES[c]}: blue metrics, "
                            "orange combinations, whiskers the 95% bootstrap interval.", name=f"bars-{c}"))
     return Section("bars", title, '<div class="figures">' + "".join(figs) + "</div>")
@@ -287,7 +287,7 @@ def _search_section(search: Optional[SetSearch]) -> Section:
     labels = [f"{step.get('step')}: {short_name(step.get('metric') or '')}" for step in search.trace]
     values = [float("nan") if step.get("quality") is None else float(step["quality"]) for step in search.trace]
     kept = [bool(step.get("kept", True)) for step in search.trace]
-    sign = -1.0 if search.criterion == "orange" else 1.0
+    sign = criterion_sign(search.criterion)
     png = plots.line_trace(labels, [sign * v for v in values], kept,
                            title=f"{search.strategy} search, {search.criterion} ({search.scheme})",
                            ylabel=search.criterion + (" (negated: higher is better)" if sign < 0 else ""),

@@ -71,12 +71,21 @@ def group_colours(groups: Sequence[str]) -> dict:
     return colours
 
 
+def bar_order(values: Sequence[float], higher_is_better: bool = True) -> np.ndarray:
+    """Indices of the defined ``values``, best first (drawn top down): highest first, or lowest for a criterion
+    where lower is better (ORANGE); ties keep their order."""
+    values = np.asarray(values, dtype=float)
+    ok = np.flatnonzero(np.isfinite(values))
+    return ok[np.argsort(-values[ok] if higher_is_better else values[ok], kind="stable")]
+
+
 def bar_intervals(labels: Sequence[str], values: Sequence[float], low: Optional[Sequence[float]] = None,
                   high: Optional[Sequence[float]] = None, highlight: Optional[Sequence[bool]] = None,
                   title: str = "", xlabel: str = "", sort: bool = True,
                   groups: Optional[Sequence[str]] = None, xlim: Optional[Sequence[float]] = None,
-                  image_format: str = "png") -> bytes:
-    """Horizontal bars of ``values`` with interval whiskers ``[low, high]`` (NaN: none).
+                  image_format: str = "png", higher_is_better: bool = True) -> bytes:
+    """Horizontal bars of ``values`` with interval whiskers ``[low, high]`` (NaN: none), the best on top
+    (``higher_is_better=False``: the lowest, as for ORANGE).
 
     ``highlight`` marks bars drawn in the second colour (combinations); ``groups``
     instead names each bar's group, a colour per group (:func:`group_colours`)
@@ -87,9 +96,7 @@ def bar_intervals(labels: Sequence[str], values: Sequence[float], low: Optional[
     low = np.full_like(values, np.nan) if low is None else np.asarray(low, dtype=float)
     high = np.full_like(values, np.nan) if high is None else np.asarray(high, dtype=float)
     highlight = np.zeros(len(values), bool) if highlight is None else np.asarray(highlight, dtype=bool)
-    ok = np.flatnonzero(np.isfinite(values))
-    if sort:
-        ok = ok[np.argsort(-values[ok], kind="stable")]
+    ok = bar_order(values, higher_is_better) if sort else np.flatnonzero(np.isfinite(values))
     n = max(len(ok), 1)
     fig = _figure(5.6, 0.9 + 0.28 * n)
     ax = fig.add_subplot()
