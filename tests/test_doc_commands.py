@@ -9,7 +9,9 @@ click's CliRunner in a folder of its own holding the files the pages name (``mod
 ``combo: error: ...``). A name mentioned in prose (inline ``combo score``) must be a command
 (``--help``). Commands that take minutes are listed in ``SLOW`` with the reason and run with
 ``pytest -m slow``; ``PARSE_ONLY`` commands need what the suite cannot have (a Dask cluster) and are only
-parsed. A failure names the page and line of the command.
+parsed. Where a page shows a command's output (the fenced block or table right after the command's block), every
+figure of three decimals or more it shows must be in what the command prints now. A failure names the page and
+line of the command.
 """
 
 from __future__ import annotations
@@ -130,6 +132,9 @@ SLOW = {
     "--format json": "CIDEr-D and METEOR over Flickr8k",
 }
 
+#: Commands whose documented output is not what the suite's run prints, and why (their figures are not compared).
+OUTPUT_DIFFERS: dict = {}
+
 #: Commands that need what the suite cannot have: only parsed (the command and every option exist).
 PARSE_ONLY = {
     "combo search --testbed ../shared/data/dstc7 --min-refs 4 -m chrf -m rouge-l --backend dask "
@@ -143,6 +148,7 @@ class DocCommand:
     text: str  # as the page writes it (continuation lines joined, a trailing comment dropped)
     inline: bool
     shown_error: Optional[str] = None  # the "combo: error: ..." line the page prints under it
+    shown_output: Optional[str] = None  # the output block the page prints right after the command's block
 
     def __str__(self) -> str:
         return f"{self.where}: {self.text}"
@@ -150,6 +156,35 @@ class DocCommand:
 
 _BLOCK = re.compile(r"(?:^\s*(?:\$\s+)?|&&\s*)(?:[A-Z_]+=\S+\s+)*(?:\S*/bin/)?(combo\s.*)$")  # VAR=value prefixes allowed
 _INLINE = re.compile(r"`(?:\S*/bin/)?(combo\s[^`]+)`")
+
+
+def _output_after(lines: List[str], i: int) -> Optional[str]:
+    """The fenced block that follows the block holding line ``i`` (only blank lines between), when it holds no
+    command: the output a page shows for that block's command."""
+    j = i + 1
+    while j < len(lines) and not lines[j].lstrip().startswith("```"):
+        if _BLOCK.search(lines[j]):
+            return None  # a second command in the block: whose output it is would be a guess
+        j += 1
+    j += 1
+    while j < len(lines) and (not lines[j].strip() or lines[j].rstrip().endswith(":")):
+        j += 1  # blank lines, and a line introducing the output ("Its last table:")
+    if j < len(lines) and lines[j].lstrip().startswith("|"):  # a table of the command's figures
+        body = []
+        while j < len(lines) and lines[j].lstrip().startswith("|"):
+            body.append(lines[j])
+            j += 1
+        return "\n".join(body)
+    if j >= len(lines) or not lines[j].lstrip().startswith("```"):
+        return None
+    body = []
+    j += 1
+    while j < len(lines) and not lines[j].lstrip().startswith("```"):
+        if _BLOCK.search(lines[j]):
+            return None
+        body.append(lines[j])
+        j += 1
+    return "\n".join(body)
 
 
 def doc_commands() -> List[DocCommand]:
@@ -171,7 +206,8 @@ def doc_commands() -> List[DocCommand]:
                 text = re.sub(r"\s+#\s.*$", "", text).strip()
                 follows = lines[i + 1].strip() if i + 1 < len(lines) else ""
                 shown = follows if line.lstrip().startswith("$") and follows.startswith("combo: error:") else None
-                found.append(DocCommand(f"{name}:{start + 1}", text, False, shown))
+                found.append(DocCommand(f"{name}:{start + 1}", text, False, shown,
+                                        None if shown else _output_after(lines, i)))
             elif not fenced:
                 found += [DocCommand(f"{name}:{i + 1}", m.group(1).strip(), True) for m in _INLINE.finditer(line)]
             i += 1
@@ -351,12 +387,26 @@ def test_documented_command_runs(case: Case, in_workdir):
                                             f"{res.stderr.strip()}"
         return
     assert res.exit_code == 0, f"{case}\nexited {res.exit_code}:\n{res.output[-600:]}"
+    for place in case.places:
+        if place.shown_output is not None and place.text not in SUITE_OPTIONS and place.text not in OUTPUT_DIFFERS:
+            missing = sorted(_figures(filled(place.shown_output)) - _figures(res.output))
+            assert not missing, (f"{place}\nThe page shows figures the command no longer prints: {missing}\n"
+                                 f"it prints:\n{res.output[-1500:]}")
+
+
+#: A figure as pages and commands print them: three decimals or more ("0.8460" and ".8460" are one figure).
+_FIGURE = re.compile(r"(?<![\w.])-?\d*\.\d{3,}(?![\w.])")
+
+
+def _figures(text: str) -> set:
+    return {f.replace("-0.", "-.") if f.startswith("-0.") else f[1:] if f.startswith("0.") else f
+            for f in _FIGURE.findall(text)}
 
 
 def test_every_table_entry_is_still_on_a_page():
     """An entry for a command no page writes any more is dead weight: remove it."""
     texts = {c.text for c in COMMANDS}
-    for table in (FRAGMENTS, SLOW, PARSE_ONLY, SUITE_OPTIONS):
+    for table in (FRAGMENTS, SLOW, PARSE_ONLY, SUITE_OPTIONS, OUTPUT_DIFFERS):
         stale = [t for t in table if t not in texts]
         assert not stale, f"no page writes these commands any more: {stale}"
 
