@@ -61,7 +61,7 @@ def test_ulc_model_scores_new_data_as_ulc_with_the_training_ranges(split):
     norm, _ = fit_minmax(fitted.segment, fitted.higher_is_better)
     table = score_testbed(new, SPECS)
     expected = norm.apply(table.segment).mean(axis=0)  # the linear output: the ULC itself
-    got = np.array([applied[(f"{table.systems[s]}.txt", i)] for s, i in zip(table.row_system, table.row_segment)])
+    got = np.array([applied[(table.systems[s], i)] for s, i in zip(table.row_system, table.row_segment)])
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
 
     # the comparison reaches outside the training range, where clipping would have given other scores
