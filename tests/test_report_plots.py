@@ -107,8 +107,9 @@ def test_scatter_groups_and_labels_its_points_gimenez_marquez():
 
 
 def test_heatmap_writes_cell_text_and_picks_readable_ink_mutt():
-    # MUTT at 5 references (docs/results/boag2016.json): accuracy cells, a share of the optimum with raw text.
-    records = json.loads((RESULTS / "boag2016.json").read_text(encoding="utf-8"))["records"]["5"]
+    # MUTT's FLICKR study at 5 references (docs/results/boag2016.json, experiment 2): accuracy cells, a share of
+    # the optimum with raw text.
+    records = json.loads((RESULTS / "boag2016.json").read_text(encoding="utf-8"))["flickr"]["records"]["5"]
     acc = {(r["metric"], r["corruption"]): 100 * r["accuracy"] for r in records}
     metrics, types = ["bleu", "ter"], ["neg_subj", "passive", "shuffled"]
     matrix = [[acc[m, c] for c in types] for m in metrics]
