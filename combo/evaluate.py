@@ -13,8 +13,9 @@ mean unit-test accuracy over corruption types (Boag et al. 2016).
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -31,52 +32,192 @@ from .meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pa
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
-CRITERIA = ("king", "orange", "r_snt", "wmt_kendall", "pearson", "spearman", "acc_eq",
-            "seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23", "mutt")
-#: Other names a criterion option accepts: ``kendall`` was WMT's Kendall-like tau (not tau-b, which is
-#: ``seg_kendall``); ``seg_pearson`` is WMT23's name of segment Pearson without grouping, which is ``r_snt``.
-CRITERION_ALIASES = {"kendall": "wmt_kendall", "seg_pearson": "r_snt"}
-#: Every name a criterion option accepts: the criteria and their old names.
-CRITERION_NAMES = CRITERIA + tuple(CRITERION_ALIASES)
-#: The WMT23 metrics task's statistics (Freitag et al. 2023; :mod:`combo.meta.wmt23`), over absolute scores.
-WMT23_CRITERIA = ("seg_kendall", "seg_pearson_item", "seg_kendall_item", "acc_eq_item", "sys_accuracy", "wmt23")
+# -- the criteria: one record each, in one registry ---------------------------------------------------------------
+#
+# A criterion is written once, as a record (Criterion) registered below MetaEvaluator (register_criterion).
+# Everything else reads the records: quality() calls a criterion's compute, supported_criteria() reads its needs,
+# the bootstrap its statistic, evaluate its cost, the command line's --help and choices its name, aliases and
+# meaning, the report its title and level. The old tables (CRITERIA, CRITERION_TITLES, ...) are computed from the
+# registry each time they are read (module __getattr__), so a criterion registered later is in them too.
+
+#: What a criterion reads from a test bed's human judgments (:attr:`Needs.judgments`): ``none`` (KING, ORANGE,
+#: MUTT read none), ``system`` (system-level scores suffice), ``segment`` (segment scores, or rankings read as
+#: shares of wins), ``pairs`` (human preference pairs: rankings, or pairs made from segment scores) and
+#: ``absolute`` (absolute segment scores such as MQM or DA; rankings do not do).
+JUDGMENTS = ("none", "system", "segment", "pairs", "absolute")
+#: The levels a criterion measures at ("both": the WMT23 average of segment and system tasks).
+LEVELS = ("segment", "system", "both")
+#: The families of criteria: human likeness (KING, ORANGE, with QUEEN), human acceptability (agreement with human
+#: judgments), the WMT23 metrics task's statistics (the report shows them on mt-metrics-eval data only, unless
+#: asked) and unit tests (MUTT).
+FAMILIES = ("likeness", "acceptability", "wmt23", "unit-tests")
+#: The scheme a criterion uses when none is given (a record's ``only_scheme`` overrides it).
+DEFAULT_SCHEME_NAME = "ulc"
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a criterion needs from a test bed, and the reasons :func:`supported_criteria` gives when it lacks it."""
+
+    judgments: str = "segment"  # one of JUDGMENTS
+    systems: int = 1  # at least this many systems
+    references: bool = False  # single-reference scores and one reference more than QUEEN needs (KING, ORANGE)
+    testbed_format: Optional[str] = None  # a test bed of this format only (metadata["format"], e.g. "mutt")
+    #: the reason when the test bed has fewer than ``systems`` systems ({n}: how many it has, {need}: ``systems``)
+    few_systems: str = "needs at least {need} systems; the test bed has {n}"
+    #: the reason when ``judgments`` is ``absolute`` and the test bed has rankings only
+    no_absolute: str = "needs absolute segment scores (e.g. MQM); the test bed has rankings only"
+    #: the reason when the test bed is not of ``testbed_format``
+    wrong_format: str = "needs another kind of test bed"
+
+
+@dataclass(frozen=True, eq=False)
+class Criterion:
+    """A meta-evaluation criterion: what it is called and means, what it reads, how it is computed and resampled.
+
+    ``compute(evaluator, subset, criterion, scheme)`` returns the :class:`Quality` of the metric set ``subset``
+    (indices of ``evaluator.table.metrics``) combined with ``scheme``; :meth:`MetaEvaluator.quality` calls it once
+    the scheme is checked (:func:`check_scheme`) and the test bed's judgments are (:attr:`needs`).
+    ``bootstrap(evaluator)`` returns the statistic the bootstrap recomputes on resampled ``Quality.units`` (None:
+    no interval); the first ``own_units`` of the units are the entry's own, the others (human scores, ties) are
+    shared by every entry, so that paired tests resample them once. ``cost``: the relative cost of one entry's
+    bootstrap (orders parallel tasks, never changes a value).
+    """
+
+    name: str
+    title: str  # a short title, for tables and figures
+    meaning: str  # what it measures and what a good value is, in one line (--help, under each result)
+    level: str  # one of LEVELS
+    compute: Callable[..., "Quality"]
+    needs: Needs = Needs()
+    higher_is_better: bool = True
+    aliases: Tuple[str, ...] = ()  # other names a criterion option accepts (old names)
+    family: str = "acceptability"  # one of FAMILIES
+    bootstrap: Optional[Callable[..., Callable]] = None
+    own_units: int = 1
+    cost: float = 1.0
+    only_scheme: Optional[str] = None  # the one scheme it measures (KING, ORANGE: queen); None: any
+    #: schemes it refuses, each with why ("compares the combined scores of a sentence and its corruption")
+    refused_schemes: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def default_scheme(self) -> str:
+        return self.only_scheme or DEFAULT_SCHEME_NAME
+
+    @property
+    def sign(self) -> float:
+        return 1.0 if self.higher_is_better else -1.0
+
+
+_CRITERIA: Dict[str, Criterion] = {}
+
+
+def register_criterion(record: Criterion) -> Criterion:
+    """Add a criterion (a name or alias already taken is refused); undone by :func:`unregister`."""
+    taken = set(_CRITERIA) | {a for c in _CRITERIA.values() for a in c.aliases}
+    clash = sorted(taken & {record.name, *record.aliases})
+    if clash:
+        raise ValueError(f"criterion {record.name!r}: the name {clash[0]!r} is taken")
+    if record.level not in LEVELS or record.family not in FAMILIES or record.needs.judgments not in JUDGMENTS:
+        raise ValueError(f"criterion {record.name!r}: level is one of {list(LEVELS)}, family one of "
+                         f"{list(FAMILIES)}, needs.judgments one of {list(JUDGMENTS)}")
+    _CRITERIA[record.name] = record
+    return record
+
+
+def unregister(record) -> None:
+    """Remove a criterion that :func:`register_criterion` added."""
+    if _CRITERIA.get(record.name) is record:
+        del _CRITERIA[record.name]
+
+
+@contextmanager
+def registered(*records):
+    """Criteria registered for the ``with`` block only (tests, a notebook's experiment)."""
+    done = []
+    try:
+        for record in records:
+            register_criterion(record)
+            done.append(record)
+        yield records
+    finally:
+        for record in reversed(done):
+            unregister(record)
+
+
+def criterion_records() -> Tuple[Criterion, ...]:
+    """Every registered criterion, in registration order."""
+    return tuple(_CRITERIA.values())
+
+
+def _aliases() -> Dict[str, str]:
+    """``{old name: criterion}``, sorted by old name."""
+    return dict(sorted((a, c.name) for c in _CRITERIA.values() for a in c.aliases))
+
+
+def criterion_name(name: str) -> str:
+    """The criterion ``name`` stands for (an alias: today's name; any other name unchanged)."""
+    return _aliases().get(name, name)
+
+
+def get_criterion(name: str) -> Criterion:
+    """The criterion called ``name`` or by one of its aliases."""
+    record = _CRITERIA.get(criterion_name(name))
+    if record is None:
+        raise OptionError(f"unknown criterion {criterion_name(name)!r}; choose one of {list(_CRITERIA)}")
+    return record
+
+
+def _default_scheme(criterion: str) -> str:
+    """The scheme ``criterion`` uses when none is given (an unknown name: the default one, then refused)."""
+    record = _CRITERIA.get(criterion_name(criterion))
+    return record.default_scheme if record is not None else DEFAULT_SCHEME_NAME
+
+
+def _judgments_read(criterion: str) -> Optional[str]:
+    """What ``criterion`` reads of the human judgments (:attr:`Needs.judgments`); None for a name that is no
+    criterion ("a pairwise criterion")."""
+    record = _CRITERIA.get(criterion_name(criterion))
+    return record.needs.judgments if record is not None else None
+
+
+def criterion_sign(criterion: str) -> float:
+    """+1 when higher values of ``criterion`` are better, -1 when lower ones are (:data:`LOWER_IS_BETTER`)."""
+    record = _CRITERIA.get(criterion_name(criterion))
+    return record.sign if record is not None else 1.0
+
+
+#: The old tables, each computed from the registries when read (``from combo.evaluate import CRITERIA``).
+_DERIVED: Dict[str, Callable[[], object]] = {
+    "CRITERIA": lambda: tuple(_CRITERIA),
+    #: other names a criterion option accepts, e.g. ``kendall`` (WMT's Kendall-like tau, not tau-b, which is
+    #: ``seg_kendall``) for ``wmt_kendall`` and ``seg_pearson`` (WMT23's name of segment Pearson without grouping)
+    #: for ``r_snt``
+    "CRITERION_ALIASES": _aliases,
+    "CRITERION_NAMES": lambda: tuple(_CRITERIA) + tuple(_aliases()),  # every name a criterion option accepts
+    "CRITERION_TITLES": lambda: {c.name: c.title for c in _CRITERIA.values()},
+    "CRITERION_MEANINGS": lambda: {c.name: c.meaning for c in _CRITERIA.values()},
+    "CRITERION_LEVEL": lambda: {c.name: c.level for c in _CRITERIA.values()},
+    "LOWER_IS_BETTER": lambda: frozenset(c.name for c in _CRITERIA.values() if not c.higher_is_better),
+    "WMT23_CRITERIA": lambda: tuple(c.name for c in _CRITERIA.values() if c.family == "wmt23"),
+    "LIKENESS": lambda: tuple(c.name for c in _CRITERIA.values() if c.family == "likeness"),
+    "DEFAULT_SCHEME": lambda: {c.name: c.default_scheme for c in _CRITERIA.values()},
+    "_BOOTSTRAP_STATISTICS": lambda: {c.name: c.bootstrap for c in _CRITERIA.values() if c.bootstrap is not None},
+    "_SYSTEM_LEVEL": lambda: tuple(c.name for c in _CRITERIA.values() if c.level == "system"),
+}
+
+
+def __getattr__(name: str):
+    if name in _DERIVED:
+        return _DERIVED[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_DERIVED))
+
+
 SCHEMES = ("queen", "ulc", "mean-rank")
-LIKENESS = ("king", "orange")
-#: A short title of each criterion, for tables and figures.
-CRITERION_TITLES = {
-    "king": "KING (human likeness, QUEEN)", "orange": "ORANGE (lower is better)",
-    "r_snt": "segment Pearson (R_snt)", "wmt_kendall": "WMT Kendall-like tau", "pearson": "system Pearson",
-    "spearman": "system Spearman", "acc_eq": "pairwise accuracy with ties (acc_eq)",
-    "seg_kendall": "segment Kendall tau-b (no grouping)", "seg_pearson_item": "segment Pearson, grouped by item",
-    "seg_kendall_item": "segment Kendall tau-b, grouped by item", "acc_eq_item": "acc_eq grouped by item (WMT23)",
-    "sys_accuracy": "system pairwise accuracy", "wmt23": "WMT23 average over tasks",
-    "mutt": "MUTT mean unit-test accuracy",
-}
-#: What each criterion measures and what a good value is, in one line (``--help`` and under each result).
-CRITERION_MEANINGS = {
-    "king": "share of references that QUEEN rates at least as human-like as every system output, judged against "
-            "the other references (human likeness); 0-1, higher is better; check the tie share",
-    "orange": "mean rank of each reference among the system outputs, divided by the list length (human likeness); "
-              "lower is better, about 0.5 is chance",
-    "r_snt": "Pearson correlation of segment scores with human segment scores; -1 to 1, higher is better, 0 is chance",
-    "wmt_kendall": "WMT's Kendall-like tau over human pairwise preferences, (concordant - discordant) / pairs; "
-               "-1 to 1, higher is better, 0 is chance",
-    "pearson": "Pearson correlation of system scores with human system scores; -1 to 1, higher is better "
-               "(few systems: wide intervals)",
-    "spearman": "Spearman rank correlation of system scores with human system scores; -1 to 1, higher is better",
-    "acc_eq": "share of candidate pairs of one segment ordered as the humans order them, ties included; 0-1, "
-              "higher is better",
-    "seg_kendall": "Kendall tau-b of all segment scores against the human scores, pooled; -1 to 1, higher is better",
-    "seg_pearson_item": "Pearson correlation over the systems of each segment, averaged over segments; -1 to 1, "
-                        "higher is better",
-    "seg_kendall_item": "Kendall tau-b over the systems of each segment, averaged over segments; -1 to 1, "
-                        "higher is better",
-    "acc_eq_item": "acc_eq within each segment with WMT23's tie calibration, averaged; 0-1, higher is better",
-    "sys_accuracy": "share of system pairs ordered as the humans order them; 0-1, higher is better, 0.5 is chance",
-    "wmt23": "mean of the WMT23 metrics task's segment and system statistics; higher is better",
-    "mutt": "mean share of unit tests passed per corruption type (original scored above its corruption); 0-1, "
-            "higher is better",
-}
 #: What each combination scheme computes, in one line.
 SCHEME_MEANINGS = {
     "queen": "QUEEN: probability over reference triples that, for every metric, the output is as close to a "
@@ -86,19 +227,6 @@ SCHEME_MEANINGS = {
 }
 #: KING is reported as decided by ties when more than this share of its comparisons are ties.
 KING_TIE_WARNING = 0.5
-#: The level each criterion measures at ("both": the WMT23 average of segment and system tasks).
-CRITERION_LEVEL = {"king": "segment", "orange": "segment", "r_snt": "segment", "wmt_kendall": "segment",
-                   "acc_eq": "segment", "pearson": "system", "spearman": "system", "seg_kendall": "segment",
-                   "seg_pearson_item": "segment", "seg_kendall_item": "segment", "acc_eq_item": "segment",
-                   "sys_accuracy": "system", "wmt23": "both", "mutt": "segment"}
-DEFAULT_SCHEME = {"king": "queen", "orange": "queen"}
-#: Criteria whose lower values are better (ORANGE: a reference's mean rank among the outputs).
-LOWER_IS_BETTER = frozenset({"orange"})
-
-
-def criterion_sign(criterion: str) -> float:
-    """+1 when higher values of ``criterion`` are better, -1 when lower ones are (:data:`LOWER_IS_BETTER`)."""
-    return -1.0 if criterion in LOWER_IS_BETTER else 1.0
 #: The options through which each command chooses the criteria and the combination schemes: a message's fix names
 #: the options of the command that prints it (:attr:`MetaEvaluator.command`). The API's parameters, ``criterion``
 #: and ``scheme``, are named as combo search's options; ``report --search`` is combo report's search.
@@ -149,13 +277,25 @@ class Quality(ValueResult):
 
 def check_scheme(criterion: str, scheme: str, command: Optional[str] = None) -> None:
     """Refuse a combination scheme the criterion cannot measure, naming the options of ``command``
-    (:data:`COMMAND_OPTIONS`): KING and ORANGE measure QUEEN combinations; MUTT compares ULC or mean-rank scores."""
+    (:data:`COMMAND_OPTIONS`): a criterion's ``only_scheme`` (KING and ORANGE measure QUEEN combinations) and its
+    ``refused_schemes`` (MUTT compares ULC or mean-rank scores, not QUEEN's)."""
+    record = _CRITERIA.get(criterion_name(criterion))
+    if record is None:
+        return
     scheme_option = COMMAND_OPTIONS[command][1]
-    if criterion in LIKENESS and scheme != "queen":
-        raise OptionError(f"{criterion} measures QUEEN combinations: use {scheme_option} queen (its default)")
-    if criterion == "mutt" and scheme == "queen":
-        fix = "use --scheme ulc or mean-rank" if scheme_option == "--scheme" else "leave queen out of --combine"
-        raise OptionError(f"mutt compares the combined scores of a sentence and its corruption: {fix}")
+    if record.only_scheme is not None and scheme != record.only_scheme:
+        raise OptionError(f"{criterion} measures {record.only_scheme.upper()} combinations: use {scheme_option} "
+                          f"{record.only_scheme} (its default)")
+    if scheme in record.refused_schemes:
+        others = [s for s in SCHEMES if s not in record.refused_schemes]
+        fix = (f"use --scheme {_or_list(others)}" if scheme_option == "--scheme"
+               else f"leave {scheme} out of --combine")
+        raise OptionError(f"{criterion} {record.refused_schemes[scheme]}: {fix}")
+
+
+def _or_list(names: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _joined(*parts: Optional[str]) -> str:
@@ -279,7 +419,7 @@ class MetaEvaluator:
         judgments, rankings only, system scores only) and a criterion that reads what it has, in the options of
         the command at hand (:attr:`command`)."""
         tb, name = self.testbed, repr(self.testbed.name)
-        if tb.preferences and criterion in WMT23_CRITERIA:
+        if tb.preferences and _judgments_read(criterion) == "absolute":
             return InputError(f"test bed {name} has relative rankings only, no absolute segment scores (MQM, DA): "
                               f"{criterion} needs them", fix=f"use {self.ask('wmt_kendall')} or {self.ask('acc_eq')}, which read "
                                                "rankings")
@@ -298,12 +438,13 @@ class MetaEvaluator:
 
     def _check_judgments(self, criterion: str) -> None:
         """Refuse, with what is missing and what works, a criterion the test bed's judgments cannot measure."""
-        if criterion in LIKENESS or criterion == "mutt":
+        judgments = _judgments_read(criterion)
+        if judgments == "none":
             return
         segment_level = bool(np.isfinite(self.human).any() or self.testbed.preferences)
-        if criterion in WMT23_CRITERIA:
+        if judgments == "absolute":
             ok = self.has_absolute_scores
-        elif criterion in ("pearson", "spearman"):
+        elif judgments == "system":
             ok = segment_level or bool(self._given_system_scores())
         else:
             ok = segment_level
@@ -419,41 +560,50 @@ class MetaEvaluator:
 
     # -- any criterion ---------------------------------------------------------------------------
     def quality(self, subset: Sequence[int], criterion: str, scheme: Optional[str] = None) -> Quality:
-        """The criterion's value for the metric set ``subset`` combined with ``scheme``."""
-        criterion = CRITERION_ALIASES.get(criterion, criterion)
-        if criterion not in CRITERIA:
-            raise OptionError(f"unknown criterion {criterion!r}; choose one of {list(CRITERIA)}")
-        scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
-        check_scheme(criterion, scheme, self.command)
-        if criterion in LIKENESS:
-            return self.likeness(subset, criterion)
-        self._check_judgments(criterion)
-        if criterion in ("pearson", "spearman"):
-            keep = self.system_mask
-            human = self.human_system_scores()[keep]
-            combined = self.combined_systems(subset, scheme)[keep]
-            res = correlate(combined, human, method=criterion)
-            ok = np.isfinite(combined) & np.isfinite(human)
-            left_out = self._human_left_out()
-            unscored = int((np.isfinite(human) & ~np.isfinite(combined)).sum())
-            if unscored:
-                left_out += (f"{unscored} judged systems without a metric score left out",)
-            return Quality(res.value, criterion, scheme, int(ok.sum()), 0, _joined(res.reason, *left_out),
-                           units=(combined[ok], human[ok]), unit="systems", left_out=left_out)
-        if criterion in WMT23_CRITERIA:
-            return self._wmt23(subset, criterion, scheme)
+        """The criterion's value for the metric set ``subset`` combined with ``scheme`` (its record's compute)."""
+        record = get_criterion(criterion)
+        scheme = scheme or record.default_scheme
+        check_scheme(record.name, scheme, self.command)
+        self._check_judgments(record.name)
+        return record.compute(self, subset, record.name, scheme)
+
+    # -- the criteria's computations (each a Criterion's compute: subset, criterion, scheme) ---------------------
+    def _likeness(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
+        """KING or ORANGE (:meth:`likeness`); the scheme is QUEEN's."""
+        return self.likeness(subset, criterion)
+
+    def _system_correlation(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
+        """Pearson or Spearman (the criterion's name) of system scores with human system scores."""
+        keep = self.system_mask
+        human = self.human_system_scores()[keep]
+        combined = self.combined_systems(subset, scheme)[keep]
+        res = correlate(combined, human, method=criterion)
+        ok = np.isfinite(combined) & np.isfinite(human)
+        left_out = self._human_left_out()
+        unscored = int((np.isfinite(human) & ~np.isfinite(combined)).sum())
+        if unscored:
+            left_out += (f"{unscored} judged systems without a metric score left out",)
+        return Quality(res.value, criterion, scheme, int(ok.sum()), 0, _joined(res.reason, *left_out),
+                       units=(combined[ok], human[ok]), unit="systems", left_out=left_out)
+
+    def segment_correlation(self, subset: Sequence[int], criterion: str, scheme: str,
+                            method: str = "pearson") -> Quality:
+        """A correlation (``method``: pearson, spearman, kendall_b) of all segment scores with the human segment
+        scores, pooled (r_snt: Pearson); its units are the (metric, human) pairs, resampled by segment."""
         rows, skipped = self.combined_rows(subset, scheme)
-        if criterion == "mutt":
-            return self._unit_tests(rows, scheme)
         metric = self._matrix(rows)
-        if criterion == "r_snt":
-            judged = np.isfinite(self.human)
-            left_out = self._unscored(judged, metric) + self._queen_skipped(skipped, scheme)
-            human = np.where(np.isnan(metric), np.nan, self.human)
-            res = correlate(metric, human, method="pearson")
-            ok = np.isfinite(metric) & np.isfinite(human)
-            return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, _joined(res.reason, *left_out),
-                           units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1], left_out=left_out)
+        judged = np.isfinite(self.human)
+        left_out = self._unscored(judged, metric) + self._queen_skipped(skipped, scheme)
+        human = np.where(np.isnan(metric), np.nan, self.human)
+        res = correlate(metric, human, method=method)
+        ok = np.isfinite(metric) & np.isfinite(human)
+        return Quality(res.value, criterion, scheme, int(ok.sum()), skipped, _joined(res.reason, *left_out),
+                       units=(metric[ok], human[ok]), groups=np.nonzero(ok)[1], left_out=left_out)
+
+    def _pairwise(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
+        """WMT's Kendall-like tau (wmt_kendall) or acc_eq over the human preference pairs."""
+        rows, skipped = self.combined_rows(subset, scheme)
+        metric = self._matrix(rows)
         pairs = self.preference_pairs()
         usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
         pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])
@@ -469,6 +619,11 @@ class MetaEvaluator:
         return Quality(res.value, criterion, scheme, len(pairs), skipped,
                        _joined(f"epsilon {res.epsilon:.4g}", *left_out),
                        units=(better, worse, pairs.tie), groups=pairs.segment, epsilon=res.epsilon, left_out=left_out)
+
+    def _mutt(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
+        """MUTT's mean unit-test accuracy of the combined scores (:meth:`_unit_tests`)."""
+        rows, _ = self.combined_rows(subset, scheme)
+        return self._unit_tests(rows, scheme)
 
     def _unscored(self, judged: np.ndarray, metric: np.ndarray) -> Tuple[str, ...]:
         """The judged candidates left out for want of a metric score (none read for them: mtme:, scores:)."""
@@ -541,9 +696,10 @@ class MetaEvaluator:
                       ) -> Quality:
         """Add a percentile bootstrap interval to ``q``, resampling ``q.unit``: whole segments (all the
         candidates or preference pairs of a drawn segment together), or systems at system level."""
-        if q.units is None or not q.defined or len(q.units[0]) < 2:
+        record = _CRITERIA.get(q.criterion)
+        if q.units is None or not q.defined or len(q.units[0]) < 2 or record is None or record.bootstrap is None:
             return q
-        stat = _BOOTSTRAP_STATISTICS[q.criterion](self)
+        stat = record.bootstrap(self)
         res = bootstrap(stat, *q.units, n_resamples=n_resamples, confidence=confidence, seed=seed, groups=q.groups)
         q.low, q.high = res.low, res.high
         q.samples = res.samples if res.n_undefined == 0 else None
@@ -584,22 +740,107 @@ def _correlation_statistic(method: str):
     return stat
 
 
-_BOOTSTRAP_STATISTICS = {
-    "king": lambda ev: (lambda v: v.mean(axis=-1)),
-    "orange": lambda ev: (lambda v: v.mean(axis=-1)),
-    "r_snt": lambda ev: _correlation_statistic("pearson"),
-    "pearson": lambda ev: _correlation_statistic("pearson"),
-    "spearman": lambda ev: _correlation_statistic("spearman"),
-    "wmt_kendall": lambda ev: (lambda b, w, t: wmt_kendall_values(b, w, t, variant=ev.kendall_variant,
-                                                                    ties=ev.kendall_ties)),
-    "acc_eq": lambda ev: (lambda b, w, t: pairwise_accuracy_with_ties_values(b, w, t)),
-    "seg_kendall": lambda ev: _correlation_statistic("kendall_b"),
-    # item-grouped statistics: the mean of per-segment values (acc_eq at its full-data epsilon,
-    # as mt-metrics-eval's permutation test fixes it), so resampling segments resamples those values
-    "seg_pearson_item": lambda ev: (lambda v: np.nanmean(v, axis=-1)),
-    "seg_kendall_item": lambda ev: (lambda v: np.nanmean(v, axis=-1)),
-    "acc_eq_item": lambda ev: (lambda v: np.nanmean(v, axis=-1)),
-}
+def correlation_bootstrap(method: str):
+    """A criterion's ``bootstrap`` for a correlation (``method``) of its two units, the metric's and the human's."""
+    return lambda ev: _correlation_statistic(method)
+
+
+def _mean_bootstrap(ev: MetaEvaluator):
+    return lambda v: v.mean(axis=-1)
+
+
+def _item_mean_bootstrap(ev: MetaEvaluator):
+    """Item-grouped statistics: the mean of per-segment values (acc_eq at its full-data epsilon, as mt-metrics-eval's
+    permutation test fixes it), so resampling segments resamples those values."""
+    return lambda v: np.nanmean(v, axis=-1)
+
+
+def _wmt_kendall_bootstrap(ev: MetaEvaluator):
+    return lambda b, w, t: wmt_kendall_values(b, w, t, variant=ev.kendall_variant, ties=ev.kendall_ties)
+
+
+def _acc_eq_bootstrap(ev: MetaEvaluator):
+    return lambda b, w, t: pairwise_accuracy_with_ties_values(b, w, t)
+
+
+# -- the built-in criteria (to add one: write its compute, then register its record here) -------------------------
+
+#: The reasons of supported_criteria that several criteria share.
+_PAIRWISE_SYSTEMS = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
+_SYSTEM_CORRELATION_SYSTEMS = "a system-level correlation needs at least 3 systems; the test bed has {n}"
+_WMT23_ABSOLUTE = "a WMT23 statistic needs absolute segment scores (e.g. MQM); the test bed has rankings only"
+#: Criteria over systems: their bootstrap is cheap (3 ms an entry on WMT12 de-en's 16 systems; see _entry_cost).
+_SYSTEM_COST = 0.01
+_SYSTEM_CORRELATION = Needs("system", 3, few_systems=_SYSTEM_CORRELATION_SYSTEMS)
+_PAIRS = Needs("pairs", 2, few_systems=_PAIRWISE_SYSTEMS)
+_WMT23 = Needs("absolute", 2, few_systems=_PAIRWISE_SYSTEMS, no_absolute=_WMT23_ABSOLUTE)
+
+for _record in (
+    Criterion("king", "KING (human likeness, QUEEN)",
+              "share of references that QUEEN rates at least as human-like as every system output, judged against "
+              "the other references (human likeness); 0-1, higher is better; check the tie share",
+              "segment", MetaEvaluator._likeness, Needs("none", references=True), family="likeness",
+              bootstrap=_mean_bootstrap, only_scheme="queen"),
+    Criterion("orange", "ORANGE (lower is better)",
+              "mean rank of each reference among the system outputs, divided by the list length (human likeness); "
+              "lower is better, about 0.5 is chance",
+              "segment", MetaEvaluator._likeness, Needs("none", references=True), higher_is_better=False,
+              family="likeness", bootstrap=_mean_bootstrap, only_scheme="queen"),
+    Criterion("r_snt", "segment Pearson (R_snt)",
+              "Pearson correlation of segment scores with human segment scores; -1 to 1, higher is better, 0 is "
+              "chance",
+              "segment", MetaEvaluator.segment_correlation, Needs("segment"), aliases=("seg_pearson",),
+              bootstrap=correlation_bootstrap("pearson")),
+    Criterion("wmt_kendall", "WMT Kendall-like tau",
+              "WMT's Kendall-like tau over human pairwise preferences, (concordant - discordant) / pairs; "
+              "-1 to 1, higher is better, 0 is chance",
+              "segment", MetaEvaluator._pairwise, _PAIRS, aliases=("kendall",), bootstrap=_wmt_kendall_bootstrap,
+              own_units=2, cost=0.6),
+    Criterion("pearson", "system Pearson",
+              "Pearson correlation of system scores with human system scores; -1 to 1, higher is better "
+              "(few systems: wide intervals)",
+              "system", MetaEvaluator._system_correlation, _SYSTEM_CORRELATION,
+              bootstrap=correlation_bootstrap("pearson"), cost=_SYSTEM_COST),
+    Criterion("spearman", "system Spearman",
+              "Spearman rank correlation of system scores with human system scores; -1 to 1, higher is better",
+              "system", MetaEvaluator._system_correlation, _SYSTEM_CORRELATION,
+              bootstrap=correlation_bootstrap("spearman"), cost=_SYSTEM_COST),
+    Criterion("acc_eq", "pairwise accuracy with ties (acc_eq)",
+              "share of candidate pairs of one segment ordered as the humans order them, ties included; 0-1, "
+              "higher is better",
+              "segment", MetaEvaluator._pairwise, _PAIRS, bootstrap=_acc_eq_bootstrap, own_units=2),
+    Criterion("seg_kendall", "segment Kendall tau-b (no grouping)",
+              "Kendall tau-b of all segment scores against the human scores, pooled; -1 to 1, higher is better",
+              "segment", MetaEvaluator._wmt23, _WMT23, family="wmt23",
+              bootstrap=correlation_bootstrap("kendall_b")),
+    Criterion("seg_pearson_item", "segment Pearson, grouped by item",
+              "Pearson correlation over the systems of each segment, averaged over segments; -1 to 1, "
+              "higher is better",
+              "segment", MetaEvaluator._wmt23, _WMT23, family="wmt23", bootstrap=_item_mean_bootstrap),
+    Criterion("seg_kendall_item", "segment Kendall tau-b, grouped by item",
+              "Kendall tau-b over the systems of each segment, averaged over segments; -1 to 1, "
+              "higher is better",
+              "segment", MetaEvaluator._wmt23, _WMT23, family="wmt23", bootstrap=_item_mean_bootstrap),
+    Criterion("acc_eq_item", "acc_eq grouped by item (WMT23)",
+              "acc_eq within each segment with WMT23's tie calibration, averaged; 0-1, higher is better",
+              "segment", MetaEvaluator._wmt23, _WMT23, family="wmt23", bootstrap=_item_mean_bootstrap),
+    Criterion("sys_accuracy", "system pairwise accuracy",
+              "share of system pairs ordered as the humans order them; 0-1, higher is better, 0.5 is chance",
+              "system", MetaEvaluator._wmt23, _WMT23, family="wmt23", cost=_SYSTEM_COST),
+    Criterion("wmt23", "WMT23 average over tasks",
+              "mean of the WMT23 metrics task's segment and system statistics; higher is better",
+              "both", MetaEvaluator._wmt23, _WMT23, family="wmt23"),
+    Criterion("mutt", "MUTT mean unit-test accuracy",
+              "mean share of unit tests passed per corruption type (original scored above its corruption); 0-1, "
+              "higher is better",
+              "segment", MetaEvaluator._mutt,
+              Needs("none", testbed_format="mutt",
+                    wrong_format="needs a MUTT test bed (a folder of corruption trials)"),
+              family="unit-tests",
+              refused_schemes={"queen": "compares the combined scores of a sentence and its corruption"}),
+):
+    register_criterion(_record)
+del _record
 
 
 @dataclass
@@ -669,8 +910,8 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
     ``n_resamples``: bootstrap resamples (seeded with ``evaluator.seed``) of the paired test of the selected set
     against the best single metric, in ``details["significance"]`` (:func:`compare_with_best_single`; 0: none).
     """
-    criterion = CRITERION_ALIASES.get(criterion, criterion)
-    scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+    criterion = criterion_name(criterion)
+    scheme = scheme or _default_scheme(criterion)
     sign = criterion_sign(criterion)
     names = evaluator.table.metrics
     seen: Dict[Tuple[int, ...], Quality] = {}
@@ -770,33 +1011,27 @@ def king_tie_warnings(chosen: Quality, best_single: Quality, ties: str = "count"
 def supported_criteria(evaluator: MetaEvaluator) -> Tuple[List[str], Dict[str, str]]:
     """The criteria this test bed's judgments, systems and references support, and why each other one is not.
 
-    r_snt needs absolute segment scores (or rankings, read as shares of wins);
-    wmt_kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman
-    any human judgment (system scores suffice) and at least 3 systems; king and
-    orange no judgments, but single-reference scores and enough references.
+    Reads each criterion's :class:`Needs`: r_snt needs absolute segment scores (or rankings, read as shares of
+    wins); wmt_kendall and acc_eq preference pairs (at least 2 systems); pearson and spearman any human judgment
+    (system scores suffice) and at least 3 systems; king and orange no judgments, but single-reference scores and
+    enough references; mutt a MUTT test bed.
     """
     ok, why = [], {}
     judged = bool(np.isfinite(evaluator.human).any() or evaluator.testbed.preferences)
-    for c in CRITERIA:
-        if c == "mutt":
-            if evaluator.testbed.metadata.get("format") == "mutt":
-                ok.append(c)
-            else:
-                why[c] = "needs a MUTT test bed (a folder of corruption trials)"
-        elif c in LIKENESS:
-            if evaluator.refs is None:
-                why[c] = evaluator.likeness_note or _likeness_reason(evaluator)
-            else:
-                ok.append(c)
-        elif not (judged or (c in ("pearson", "spearman") and evaluator.testbed.system_scores)):
+    for record in criterion_records():
+        c, needs = record.name, record.needs
+        if needs.testbed_format is not None and evaluator.testbed.metadata.get("format") != needs.testbed_format:
+            why[c] = needs.wrong_format
+        elif needs.references and evaluator.refs is None:
+            why[c] = evaluator.likeness_note or _likeness_reason(evaluator)
+        elif needs.judgments != "none" and not (
+                judged or (needs.judgments == "system" and evaluator.testbed.system_scores)):
             why[c] = ("needs human judgments; the test bed has none" if not evaluator.testbed.system_scores
                       else "needs segment-level human judgments; the test bed has system scores only")
-        elif c in WMT23_CRITERIA and not evaluator.has_absolute_scores:
-            why[c] = "a WMT23 statistic needs absolute segment scores (e.g. MQM); the test bed has rankings only"
-        elif c in ("wmt_kendall", "acc_eq") + WMT23_CRITERIA and evaluator.n_sys < 2:
-            why[c] = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
-        elif c in ("pearson", "spearman") and evaluator.n_sys < 3:
-            why[c] = f"a system-level correlation needs at least 3 systems; the test bed has {evaluator.n_sys}"
+        elif needs.judgments == "absolute" and not evaluator.has_absolute_scores:
+            why[c] = needs.no_absolute
+        elif evaluator.n_sys < needs.systems:
+            why[c] = needs.few_systems.format(n=evaluator.n_sys, need=needs.systems)
         else:
             ok.append(c)
     return ok, why
@@ -821,7 +1056,7 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     one :class:`Quality` per entry (None where the criterion does not apply:
     KING and ORANGE measure QUEEN combinations only).
     """
-    criteria = [CRITERION_ALIASES.get(c, c) for c in criteria]
+    criteria = [criterion_name(c) for c in criteria]
     table = evaluator.table
     entries = [(name, [i], None) for i, name in enumerate(table.metrics)]
     entries += [(scheme.upper() + "(all)", list(range(len(table.metrics))), scheme) for scheme in schemes]
@@ -829,9 +1064,10 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     from .progress import progress
 
     what = f"evaluate ({n_resamples} bootstrap resamples each)" if n_resamples else "evaluate"
+    only = {c: _CRITERIA[c].only_scheme if c in _CRITERIA else None for c in criteria}  # KING, ORANGE: queen
     wanted = [(name, c, subset, scheme) for name, subset, scheme in entries for c in criteria
-              if c not in LIKENESS or scheme in (None, "queen")]
-    tasks = [(evaluator, subset, c, "queen" if c in LIKENESS else (scheme or "ulc"), n_resamples, seed)
+              if only[c] is None or scheme in (None, only[c])]
+    tasks = [(evaluator, subset, c, only[c] or scheme or DEFAULT_SCHEME_NAME, n_resamples, seed)
              for _, c, subset, scheme in wanted]
     found: Dict[Tuple[str, str], Quality] = {}
     from .parallel import run_tasks
@@ -851,16 +1087,14 @@ def evaluate_entries(evaluator: MetaEvaluator, criteria: Sequence[str], schemes:
     return [name for name, _, _ in entries], out
 
 
-#: Criteria over systems, whose bootstrap is cheap (3 ms an entry on WMT12 de-en's 16 systems).
-_SYSTEM_LEVEL = ("pearson", "spearman", "sys_accuracy")
-
-
 def _entry_cost(criterion: str, subset: Sequence[int]) -> float:
     """The relative cost of one entry's bootstrap under ``criterion``, so the costliest tasks start first and the
-    last to finish is a small one; it orders the tasks, never changes a value. Measured on WMT12 de-en (16
-    systems x 3,003 segments, 1,000 resamples): r_snt 0.37-0.44 s an entry, wmt_kendall 0.21-0.25 s, pearson
-    3 ms; the combination of 17 metrics 1.7-1.8 times one metric's."""
-    cost = 0.01 if criterion in _SYSTEM_LEVEL else 0.6 if criterion == "wmt_kendall" else 1.0
+    last to finish is a small one; it orders the tasks, never changes a value. A criterion's cost is its record's
+    (:attr:`Criterion.cost`), measured on WMT12 de-en (16 systems x 3,003 segments, 1,000 resamples): r_snt
+    0.37-0.44 s an entry (1.0), wmt_kendall 0.21-0.25 s (0.6), pearson 3 ms (0.01); the combination of 17 metrics
+    1.7-1.8 times one metric's."""
+    record = _CRITERIA.get(criterion)
+    cost = record.cost if record is not None else 1.0
     return cost * (1.8 if len(subset) > 1 else 1.0)
 
 
@@ -931,14 +1165,15 @@ def _paired_test(evaluator: MetaEvaluator, qualities: Sequence[Optional[Quality]
 
     first = qualities[usable[0]]
     criterion = first.criterion
-    n_own = 2 if criterion in ("wmt_kendall", "acc_eq") else 1  # the entry's own arrays among its units
+    record = get_criterion(criterion)
+    n_own = record.own_units  # the entry's own arrays among its units (the others are shared by every entry)
     shared = first.units[n_own:]
     for k in usable:
         units = qualities[k].units
         if len(units[0]) != len(first.units[0]) or any(not np.array_equal(a, b) for a, b in zip(units[n_own:], shared)):
             return None, "the entries were measured on different units (segments, pairs or systems)"
     sign = criterion_sign(criterion)
-    base = _BOOTSTRAP_STATISTICS[criterion](evaluator)
+    base = record.bootstrap(evaluator)
     if n_own == 2:
         def stat(own, *rest):
             return sign * base(own[..., 0, :], own[..., 1, :], *rest)

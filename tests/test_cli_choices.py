@@ -19,11 +19,12 @@ def _choice_options(command, path=()):
 
 
 def _module_constants():
-    """Every tuple (or dict's keys) held by a module-level name of combo."""
+    """Every tuple (or dict's keys) held by a module-level name of combo (names a module computes when read, as
+    combo.evaluate's tables from its registry, included: ``dir`` lists them)."""
     out = set()
     for name, module in list(sys.modules.items()):
         if name.startswith("combo.") and name != "combo.cli":
-            for value in vars(module).values():
+            for value in [getattr(module, attr) for attr in dir(module)]:
                 if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
                     out.add(value)
                 elif isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
