@@ -20,8 +20,7 @@ from ._version import __version__
 from .errors import ComboError, InputError, OptionError
 from .io.fetch import example_path  # noqa: F401 - the public name is combo.example_path
 from .io.text import check_writable, write_text_atomic
-from .evaluate import (CRITERIA, CRITERION_ALIASES, CRITERION_MEANINGS, CRITERION_NAMES, KING_TIE_WARNING,
-                       SCHEME_MEANINGS)  # "kendall": the old name of wmt_kendall
+from .evaluate import KING_TIE_WARNING
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets, training_default
 # The values of every choice option, read from the module that implements them.
@@ -29,7 +28,6 @@ from .catalogue import FORMATS as CATALOGUE_FORMATS
 from .metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, OBJECTIVES, OUTPUT_CHOICES, REGRESSORS
 from .meta.queen import TRIPLES
 from .combine.search import STRATEGIES
-from .evaluate import SCHEMES
 from .testbed import TREE_KINDS
 from .io.mutt import TRIAL_SETS
 from .meta.likeness import KING_TIES
@@ -54,6 +52,84 @@ class Choice(click.Choice):
             hint = did_you_mean(str(value), [str(c) for c in self.choices])
             self.fail(f"{str(value)!r} is not one of {', '.join(map(repr, self.choices))}"
                       + (f"; {hint}" if hint else ""), param, ctx)
+
+
+class RegistryChoice(Choice):
+    """A Choice whose values are read when they are needed (converting a value, --help, a refusal), from a
+    registry such as combo.evaluate's criteria: a criterion registered after this module was imported is offered."""
+
+    def __init__(self, names):
+        self._names = names  # a function returning the values
+        super().__init__(())
+
+    @property
+    def choices(self):
+        return tuple(self._names())
+
+    @choices.setter
+    def choices(self, value):  # click.Choice.__init__ sets it; the values come from ``names``
+        pass
+
+
+class RegistryHelpOption(click.Option):
+    """An option whose help is written when --help prints it (``help_from()``): lists read from a registry."""
+
+    def __init__(self, *args, help_from=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help_from = help_from
+
+    def get_help_record(self, ctx):
+        if self.help_from is not None:
+            self.help = self.help_from()
+        return super().get_help_record(ctx)
+
+
+class MeaningsCommand(click.Command):
+    """search and evaluate: their --help ends with what each registered criterion and scheme measures, read when
+    printed (:func:`_meanings_help`)."""
+
+    @property
+    def epilog(self):
+        return _meanings_help()
+
+    @epilog.setter
+    def epilog(self, value):  # click.Command.__init__ sets it; the text comes from the registries
+        pass
+
+
+def _criterion_names() -> Tuple[str, ...]:
+    """Every name a criterion option accepts (the criteria, then their old names), read from the registry."""
+    from .evaluate import CRITERION_NAMES
+
+    return CRITERION_NAMES
+
+
+def _criteria() -> Tuple[str, ...]:
+    """The registered criteria (without their old names)."""
+    from .evaluate import CRITERIA
+
+    return CRITERIA
+
+
+def _schemes() -> Tuple[str, ...]:
+    """The registered combination schemes."""
+    from .evaluate import SCHEMES
+
+    return SCHEMES
+
+
+def _today_name(ctx, param, value):
+    """A criterion option's callback: an old name (kendall) becomes today's (wmt_kendall)."""
+    from .evaluate import criterion_name
+
+    return None if value is None else criterion_name(value)
+
+
+def _meaning(criterion: str) -> str:
+    """What ``criterion`` measures and what a good value is, in one line."""
+    from .evaluate import get_criterion
+
+    return get_criterion(criterion).meaning
 
 
 def _load_testbed(spec: str, lp: Optional[str] = None, options: Sequence[str] = ()):
@@ -656,14 +732,55 @@ def _ties_text(share) -> str:
     return f" (ties {share:.0%})" if share is not None and share == share else ""
 
 
-def _meanings_help(criteria: Sequence[str], schemes: Sequence[str] = ()) -> str:
-    """The epilog of search and evaluate: one line per criterion (and scheme) saying what it measures."""
-    width = max(len(c) for c in (*criteria, *schemes)) + 2
+def _meanings_help() -> str:
+    """The epilog of search and evaluate: one line per registered criterion and scheme saying what it measures."""
+    from .evaluate import CRITERION_MEANINGS, SCHEME_MEANINGS
+
+    width = max(len(c) for c in (*CRITERION_MEANINGS, *SCHEME_MEANINGS)) + 2
     lines = ["\b", "Criteria (what they measure, what is good):"]
-    lines += [f"  {c:<{width}}{CRITERION_MEANINGS[c]}" for c in criteria]
-    if schemes:
-        lines += ["Combinations:"] + [f"  {c:<{width}}{SCHEME_MEANINGS[c]}" for c in schemes]
+    lines += [f"  {c:<{width}}{meaning}" for c, meaning in CRITERION_MEANINGS.items()]
+    lines += ["Combinations:"] + [f"  {c:<{width}}{meaning}" for c, meaning in SCHEME_MEANINGS.items()]
     return "\n".join(lines)
+
+
+def _criterion_help() -> str:
+    """search's --criterion: the old names that still work."""
+    from .evaluate import CRITERION_ALIASES
+
+    old = ", ".join(f"{a} ({c})" for a, c in CRITERION_ALIASES.items())
+    return ("What each criterion measures is listed below" + (f"; old names still work: {old}." if old else "."))
+
+
+def _scheme_help() -> str:
+    """search's --scheme: each criterion's default combination."""
+    from .evaluate import DEFAULT_SCHEME, DEFAULT_SCHEME_NAME
+
+    other = {}
+    for c, s in DEFAULT_SCHEME.items():
+        if s != DEFAULT_SCHEME_NAME:
+            other.setdefault(s, []).append(c)
+    return ("Combination (default: " + "".join(f"{s} for {'/'.join(cs)}, " for s, cs in other.items())
+            + f"{DEFAULT_SCHEME_NAME} otherwise).")
+
+
+def _criteria_help() -> str:
+    """evaluate's --criteria: every registered criterion."""
+    return "Comma-separated: " + ", ".join(_criteria()) + "."
+
+
+def _combine_help(what: str) -> str:
+    """--combine: every registered scheme."""
+    return f"Comma-separated combinations of all the metrics to {what}: " + ", ".join(_schemes()) + "."
+
+
+def _refused_pairs(criteria: Sequence[str], schemes: Sequence[str], command: str) -> None:
+    """Refuse, before any work, a criterion asked with a combination it refuses (mutt with queen)."""
+    from .evaluate import check_scheme, get_criterion
+
+    for c in criteria:
+        for s in schemes:
+            if s in get_criterion(c).refused_schemes:
+                check_scheme(c, s, command)
 
 
 def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int], sampling: bool = True
@@ -732,14 +849,12 @@ def search_options(func):
     return scale_options(testbed_options(func))
 
 
-@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
+@main.command(cls=MeaningsCommand)
 @search_options
-@click.option("--criterion", type=Choice(CRITERION_NAMES), default="king",
-              show_default=True, callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
-              help="wmt_kendall: WMT's Kendall-like tau over human preferences (kendall, its old name, still works); "
-                   "mutt: mean unit-test accuracy on a MUTT corruptions folder (Boag et al. 2016).")
-@click.option("--scheme", type=Choice(SCHEMES), default=None,
-              help="Combination (default: queen for king/orange, ulc otherwise).")
+@click.option("--criterion", type=RegistryChoice(_criterion_names), default="king", show_default=True,
+              callback=_today_name, cls=RegistryHelpOption, help_from=_criterion_help)
+@click.option("--scheme", type=RegistryChoice(_schemes), default=None, cls=RegistryHelpOption,
+              help_from=_scheme_help)
 @click.option("--strategy", type=Choice(STRATEGIES),
               default="greedy", show_default=True)
 @click.option("--beam-width", type=click.IntRange(min=1), default=5, show_default=True)
@@ -754,7 +869,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
-    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, check_scheme, search_metric_sets
+    from .evaluate import DEFAULT_SCHEME, SCHEME_MEANINGS, MetaEvaluator, check_scheme, search_metric_sets
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
@@ -778,7 +893,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          "segments): nothing can be selected", testbed_path,
                          fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
-                           "meaning": CRITERION_MEANINGS[criterion], "scheme_meaning": SCHEME_MEANINGS[scheme],
+                           "meaning": _meaning(criterion), "scheme_meaning": SCHEME_MEANINGS[scheme],
                            "triples": triples, "king_ties": king_ties, "notes": notes,
                            "randomness": {"seed": seed, "max_refs": max_refs, "king_sample": held_out,
                                           "king_segments": (tb.metadata.get("segment_sample") or {}).get("size"),
@@ -792,7 +907,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                  f"{len(tb.segments)} segments",
                  f"selected: {', '.join(result.selected)}",
                  f"quality: {_fmt(result.quality)}{ties}{_estimate_text(result.details.get('estimate'))}",
-                 f"  meaning: {criterion}: {CRITERION_MEANINGS[criterion]}",
+                 f"  meaning: {criterion}: {_meaning(criterion)}",
                  f"best single metric: {result.best_single[0]} {_fmt(result.best_single[1])}",
                  f"beats best single: {_beats_text(result)}",
                  "trace:"]
@@ -807,12 +922,12 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     write_outputs(text, out, page, report_path)
 
 
-@main.command(epilog=_meanings_help(CRITERIA, ("queen", "ulc", "mean-rank")))
+@main.command(cls=MeaningsCommand)
 @search_options
-@click.option("--criteria", default="r_snt,wmt_kendall,pearson", show_default=True,
-              help="Comma-separated: king, orange, r_snt, wmt_kendall, pearson, spearman, acc_eq.")
-@click.option("--combine", "combos", default="ulc", show_default=True,
-              help="Comma-separated combinations of all the metrics to evaluate too: ulc, mean-rank, queen.")
+@click.option("--criteria", default="r_snt,wmt_kendall,pearson", show_default=True, cls=RegistryHelpOption,
+              help_from=_criteria_help)
+@click.option("--combine", "combos", default="ulc", show_default=True, cls=RegistryHelpOption,
+              help_from=lambda: _combine_help("evaluate too"))
 @click.option("--bootstrap", "n_resamples", type=click.IntRange(min=0), default=1000, show_default=True,
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
@@ -824,14 +939,13 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
 
     Several language pairs of one folder (--lp en-de,he-en): each pair's table, then WMT23's official average over
     the pairs (system accuracy pooled; the other tasks per pair)."""
-    from .evaluate import CRITERIA, LIKENESS, SCHEMES, MetaEvaluator, check_scheme, evaluate_entries
+    from .evaluate import LIKENESS, MetaEvaluator, evaluate_entries
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
-    crits = _named_list(criteria, "criterion", CRITERIA + tuple(CRITERION_ALIASES))
-    schemes = _named_list(combos, "combination", SCHEMES)
-    if "mutt" in crits and "queen" in schemes:
-        check_scheme("mutt", "queen", "evaluate")
+    crits = _named_list(criteria, "criterion", _criterion_names())
+    schemes = _named_list(combos, "combination", _schemes())
+    _refused_pairs(crits, schemes, "evaluate")
     lps = _language_pairs(lp)
     if len(lps) > 1 and report_path:
         raise OptionError(f"--report draws one test bed's report: give one --lp (e.g. --lp {lps[0]}) with --report")
@@ -870,6 +984,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
 def _named_list(text: str, what: str, known: Sequence[str]) -> List[str]:
     """``--criteria``/``--combine``: comma-separated names, each known (old names mapped to today's); a typo gets
     the close names."""
+    from .evaluate import CRITERION_ALIASES
     from .options import did_you_mean
 
     names = [c.strip() for c in text.split(",") if c.strip()]
@@ -899,7 +1014,7 @@ def _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resample
                 f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
                 if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
     doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
-           "meanings": {c: CRITERION_MEANINGS[c] for c in crits}, "rows": rows, "notes": notes,
+           "meanings": {c: _meaning(c) for c in crits}, "rows": rows, "notes": notes,
            "warnings": warnings, "signatures": dict(zip(table.metrics, table.signatures)),
            "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
                          "unit": "whole segments (system-level criteria: systems)"}}
@@ -909,7 +1024,7 @@ def _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resample
     for r in rows:
         cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
         lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
-    lines += [f"# {c}: {CRITERION_MEANINGS[c]}" for c in crits]
+    lines += [f"# {c}: {_meaning(c)}" for c in crits]
     lines += [f"warning: {w}" for w in warnings]
     lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
                  f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
@@ -979,12 +1094,10 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="The HTML file to write.")
 @click.option("--criteria", default=None,
               help="Comma-separated criteria (default: every one the test bed supports).")
-@click.option("--combine", "combos", default="ulc", show_default=True,
-              help="Comma-separated combinations of all the metrics to show too: ulc, mean-rank, queen.")
-@click.option("--search", "search_criterion", default=None,
-              type=Choice(CRITERION_NAMES),
-              callback=lambda ctx, param, value: CRITERION_ALIASES.get(value, value),
-              help="Also search the optimal metric set under this criterion and show its trace.")
+@click.option("--combine", "combos", default="ulc", show_default=True, cls=RegistryHelpOption,
+              help_from=lambda: _combine_help("show too"))
+@click.option("--search", "search_criterion", default=None, type=RegistryChoice(_criterion_names),
+              callback=_today_name, help="Also search the optimal metric set under this criterion and show its trace.")
 @click.option("--strategy", type=Choice(STRATEGIES),
               default="greedy", show_default=True, help="Search strategy (with --search).")
 @click.option("--mutt", "mutt", default=None, type=click.Path(exists=True, file_okay=False), metavar="CORRUPTIONS",
@@ -1010,14 +1123,13 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
            mutt_flickr8k,
            n_resamples, worst, triples, min_refs, max_refs, seed, aspect, jobs, cache, quiet):
     """Write one self-contained HTML report: meta-evaluation, intervals, correlations, plots, worst segments."""
-    from .evaluate import CRITERIA, DEFAULT_SCHEME, LIKENESS, SCHEMES, MetaEvaluator, check_scheme, search_metric_sets
+    from .evaluate import DEFAULT_SCHEME, LIKENESS, MetaEvaluator, search_metric_sets
 
     _check_report_possible(out)
     check_outputs(out=out)
-    crits = None if criteria is None else _named_list(criteria, "criterion", CRITERIA + tuple(CRITERION_ALIASES))
-    schemes = _named_list(combos, "combination", SCHEMES)
-    if "mutt" in (crits or []) + [search_criterion] and "queen" in schemes:
-        check_scheme("mutt", "queen", "report")
+    crits = None if criteria is None else _named_list(criteria, "criterion", _criterion_names())
+    schemes = _named_list(combos, "combination", _schemes())
+    _refused_pairs((crits or []) + ([search_criterion] if search_criterion else []), schemes, "report")
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
     likeness = next((c for c in asked if c in LIKENESS), None)
     search_scheme = DEFAULT_SCHEME.get(search_criterion, "ulc")

@@ -21,8 +21,8 @@ import numpy as np
 
 from .._version import __version__
 from ..errors import InputError
-from ..evaluate import (CRITERION_LEVEL, CRITERION_TITLES, criterion_sign, MetaEvaluator, Quality, SetSearch, evaluate_entries,
-                        evaluation_rows, left_out_notes, significance_clusters, supported_criteria, WMT23_CRITERIA)
+from ..evaluate import (criterion_sign, get_criterion, MetaEvaluator, Quality, SetSearch, evaluate_entries,
+                        evaluation_rows, left_out_notes, significance_clusters, supported_criteria)
 from . import plots
 from .html import Cell, Section, esc, figure, json_block, number_cell, page, sentence, table, text_cell
 
@@ -57,7 +57,7 @@ def build_report(evaluator: MetaEvaluator, inputs: Optional[ReportInputs] = None
     elif ev.testbed.metadata.get("format") == "mt-metrics-eval":  # WMT-style MQM/DA data: WMT23's statistics too
         criteria = supported
     else:
-        criteria = [c for c in supported if c not in WMT23_CRITERIA]
+        criteria = [c for c in supported if get_criterion(c).family != "wmt23"]
     if inputs.evaluation is not None:  # computed by combo evaluate: shown as is
         names, qualities = inputs.evaluation
     elif criteria:
@@ -133,7 +133,7 @@ def _meta_section(ev, names, qualities, why_not, inputs, n_metrics) -> Section:
         clusters[c], reason = significance_clusters(ev, qs, inputs.n_resamples or 1000, seed=inputs.seed)
         if reason:
             cluster_notes.append(f"{c}: no significance clusters ({reason})")
-    headers = ["metric", "kind"] + [f"{c} ({CRITERION_LEVEL[c]})" for c in qualities]
+    headers = ["metric", "kind"] + [f"{c} ({get_criterion(c).level})" for c in qualities]
     rows, classes = [], []
     for k, name in enumerate(names):
         kind = "metric" if k < n_metrics else "combination"
@@ -141,8 +141,9 @@ def _meta_section(ev, names, qualities, why_not, inputs, n_metrics) -> Section:
         for c, qs in qualities.items():
             q = qs[k]
             if q is None:
+                only = get_criterion(c).only_scheme or "other"
                 row.append(Cell('<span class="na">n/a</span>', float("nan"), True,
-                                f"{c} measures QUEEN combinations only"))
+                                f"{c} measures {only.upper()} combinations only"))
                 continue
             interval = (f'<span class="muted interval">[{q.low:.4f}, {q.high:.4f}]</span>'
                         if np.isfinite(q.low) and np.isfinite(q.high) else "")
@@ -183,8 +184,8 @@ def _bars_section(names, qualities, n_metrics) -> Section:
             continue
         png = plots.bar_intervals([short_name(names[k]) for k in keep], vals, [qs[k].low for k in keep],
                                   [qs[k].high for k in keep], [k >= n_metrics for k in keep],
-                                  title=CRITERION_TITLES[c], xlabel=c, higher_is_better=criterion_sign(c) > 0)
-        figs.append(figure(png, f"{c} of each metric and combination", f"{CRITERION_TITLES[c]}: blue metrics, "
+                                  title=get_criterion(c).title, xlabel=c, higher_is_better=criterion_sign(c) > 0)
+        figs.append(figure(png, f"{c} of each metric and combination", f"{get_criterion(c).title}: blue metrics, "
                            "orange combinations, whiskers the 95% bootstrap interval.", name=f"bars-{c}"))
     return Section("bars", title, '<div class="figures">' + "".join(figs) + "</div>")
 
