@@ -125,6 +125,13 @@ def _today_name(ctx, param, value):
     return None if value is None else criterion_name(value)
 
 
+def _reading_references(schemes: Sequence[str]) -> List[str]:
+    """The schemes among ``schemes`` that read reference-against-reference scores (QUEEN)."""
+    from .evaluate import scheme_records
+
+    return [s.name for s in scheme_records() if s.needs_references and s.name in schemes]
+
+
 def _meaning(criterion: str) -> str:
     """What ``criterion`` measures and what a good value is, in one line."""
     from .evaluate import get_criterion
@@ -568,21 +575,22 @@ class Asked:
     def without_references(self, tb) -> Optional[str]:
         """The options that ask this run without reference-against-reference scores (KING, ORANGE, QUEEN), with a
         criterion the test bed's judgments support; None when there is none."""
-        from .evaluate import LIKENESS
+        from .evaluate import DEFAULT_SCHEME_NAME as ulc, LIKENESS
 
         alt = _reference_free_criterion(tb)
         if self.command == "search":
             if self.criteria[0] in LIKENESS:
-                return f"--criterion {alt} --scheme ulc" if alt else None
-            return "--scheme ulc"
+                return f"--criterion {alt} --scheme {ulc}" if alt else None
+            return f"--scheme {ulc}"
         parts = []
         if any(c in LIKENESS for c in self.criteria):
             keep = [c for c in self.criteria if c not in LIKENESS] or ([alt] if alt else [])
             if not keep:
                 return None
             parts.append(f"--criteria {','.join(keep)}")
-        if "queen" in self.schemes:
-            parts.append(f"--combine {','.join([x for x in self.schemes if x != 'queen'] or ['ulc'])}")
+        if _reading_references(self.schemes):
+            rest = [x for x in self.schemes if x not in _reading_references(self.schemes)]
+            parts.append(f"--combine {','.join(rest or [ulc])}")
         if self.search in LIKENESS:
             if not alt:
                 return None
@@ -869,7 +877,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
-    from .evaluate import DEFAULT_SCHEME, SCHEME_MEANINGS, MetaEvaluator, check_scheme, search_metric_sets
+    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, check_scheme, get_scheme, search_metric_sets
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
@@ -877,7 +885,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
     check_scheme(criterion, scheme, "search")
     tb, table, refs, notes, likeness_note = _prepare(
         testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs, cache, quiet,
-        needs_refs=scheme == "queen", memory=memory, king_segments=king_segments,
+        needs_refs=bool(_reading_references([scheme])), memory=memory, king_segments=king_segments,
         asked=Asked("search", [criterion], [scheme], metrics=metrics))
     ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
                        kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
@@ -893,7 +901,7 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          "segments): nothing can be selected", testbed_path,
                          fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
-                           "meaning": _meaning(criterion), "scheme_meaning": SCHEME_MEANINGS[scheme],
+                           "meaning": _meaning(criterion), "scheme_meaning": get_scheme(scheme).meaning,
                            "triples": triples, "king_ties": king_ties, "notes": notes,
                            "randomness": {"seed": seed, "max_refs": max_refs, "king_sample": held_out,
                                           "king_segments": (tb.metadata.get("segment_sample") or {}).get("size"),
@@ -949,7 +957,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
     lps = _language_pairs(lp)
     if len(lps) > 1 and report_path:
         raise OptionError(f"--report draws one test bed's report: give one --lp (e.g. --lp {lps[0]}) with --report")
-    needs_refs = any(c in LIKENESS for c in crits) or "queen" in schemes
+    needs_refs = any(c in LIKENESS for c in crits) or bool(_reading_references(schemes))
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
     docs, texts, evaluators = [], [], {}
     for one_lp in lps:
@@ -967,7 +975,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
         docs.append(doc)
         texts.append(text)
     if len(lps) > 1:
-        official = _official_average(evaluators, [s for s in schemes if s != "queen"])
+        official = _official_average(evaluators, [s for s in schemes if s not in _reading_references(schemes)])
         if fmt == "json":
             text = json.dumps(_clean({"pairs": docs, "wmt23_official": official}), indent=1, ensure_ascii=False,
                               default=_json_default) + "\n"
@@ -1133,7 +1141,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
     likeness = next((c for c in asked if c in LIKENESS), None)
     search_scheme = DEFAULT_SCHEME.get(search_criterion, "ulc")
-    needs_refs = True if likeness or "queen" in schemes else "auto" if crits is None else False
+    needs_refs = True if likeness or _reading_references(schemes) else "auto" if crits is None else False
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count _prepare checks
     tb, table, refs, notes, likeness_note = _prepare(
         testbed_path, lp, testbed_options, metrics, checked, triples, min_refs, max_refs, seed, jobs, cache, quiet,

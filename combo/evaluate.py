@@ -32,13 +32,15 @@ from .meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pa
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
-# -- the criteria: one record each, in one registry ---------------------------------------------------------------
+# -- the criteria and the combination schemes: one record each, in two registries ------------------------------
 #
-# A criterion is written once, as a record (Criterion) registered below MetaEvaluator (register_criterion).
-# Everything else reads the records: quality() calls a criterion's compute, supported_criteria() reads its needs,
-# the bootstrap its statistic, evaluate its cost, the command line's --help and choices its name, aliases and
-# meaning, the report its title and level. The old tables (CRITERIA, CRITERION_TITLES, ...) are computed from the
-# registry each time they are read (module __getattr__), so a criterion registered later is in them too.
+# A criterion or a scheme is written once, as a record (Criterion, Scheme) registered below MetaEvaluator
+# (register_criterion, register_scheme). Everything else reads the records: quality() calls a criterion's compute,
+# supported_criteria() reads its needs, the bootstrap its statistic, evaluate its cost, the command line's --help
+# and choices its name, aliases and meaning, the report its title and level; combined_rows and combined_systems
+# call a scheme's rows and systems. The old tables (CRITERIA, CRITERION_TITLES, SCHEMES, ...) are computed from
+# the registries each time they are read (module __getattr__), so a criterion or scheme registered later is in
+# them too.
 
 #: What a criterion reads from a test bed's human judgments (:attr:`Needs.judgments`): ``none`` (KING, ORANGE,
 #: MUTT read none), ``system`` (system-level scores suffice), ``segment`` (segment scores, or rankings read as
@@ -109,7 +111,25 @@ class Criterion:
         return 1.0 if self.higher_is_better else -1.0
 
 
+@dataclass(frozen=True, eq=False)
+class Scheme:
+    """A combination scheme: how it combines the metric set ``subset`` (indices of ``evaluator.table.metrics``).
+
+    ``rows(evaluator, subset)`` returns one combined score per row of the score table (candidate) and the number
+    of segments skipped; ``systems(evaluator, subset)`` one score per system (None: the mean of each system's
+    combined segment scores). ``needs_references``: it reads reference-against-reference scores (QUEEN), which
+    a command computes only when asked.
+    """
+
+    name: str
+    meaning: str  # what it computes, in one line (--help)
+    rows: Callable[..., Tuple[np.ndarray, int]]
+    systems: Optional[Callable[..., np.ndarray]] = None
+    needs_references: bool = False
+
+
 _CRITERIA: Dict[str, Criterion] = {}
+_SCHEMES: Dict[str, Scheme] = {}
 
 
 def register_criterion(record: Criterion) -> Criterion:
@@ -125,19 +145,28 @@ def register_criterion(record: Criterion) -> Criterion:
     return record
 
 
+def register_scheme(record: Scheme) -> Scheme:
+    """Add a combination scheme (a name already taken is refused); undone by :func:`unregister`."""
+    if record.name in _SCHEMES:
+        raise ValueError(f"scheme {record.name!r}: the name is taken")
+    _SCHEMES[record.name] = record
+    return record
+
+
 def unregister(record) -> None:
-    """Remove a criterion that :func:`register_criterion` added."""
-    if _CRITERIA.get(record.name) is record:
-        del _CRITERIA[record.name]
+    """Remove a criterion or scheme that :func:`register_criterion` or :func:`register_scheme` added."""
+    registry = _CRITERIA if isinstance(record, Criterion) else _SCHEMES
+    if registry.get(record.name) is record:
+        del registry[record.name]
 
 
 @contextmanager
 def registered(*records):
-    """Criteria registered for the ``with`` block only (tests, a notebook's experiment)."""
+    """Criteria and schemes registered for the ``with`` block only (tests, a notebook's experiment)."""
     done = []
     try:
         for record in records:
-            register_criterion(record)
+            (register_criterion if isinstance(record, Criterion) else register_scheme)(record)
             done.append(record)
         yield records
     finally:
@@ -148,6 +177,11 @@ def registered(*records):
 def criterion_records() -> Tuple[Criterion, ...]:
     """Every registered criterion, in registration order."""
     return tuple(_CRITERIA.values())
+
+
+def scheme_records() -> Tuple[Scheme, ...]:
+    """Every registered combination scheme, in registration order."""
+    return tuple(_SCHEMES.values())
 
 
 def _aliases() -> Dict[str, str]:
@@ -165,6 +199,14 @@ def get_criterion(name: str) -> Criterion:
     record = _CRITERIA.get(criterion_name(name))
     if record is None:
         raise OptionError(f"unknown criterion {criterion_name(name)!r}; choose one of {list(_CRITERIA)}")
+    return record
+
+
+def get_scheme(name: str) -> Scheme:
+    """The combination scheme called ``name``."""
+    record = _SCHEMES.get(name)
+    if record is None:
+        raise OptionError(f"unknown scheme {name!r}; choose one of {list(_SCHEMES)}")
     return record
 
 
@@ -204,6 +246,8 @@ _DERIVED: Dict[str, Callable[[], object]] = {
     "DEFAULT_SCHEME": lambda: {c.name: c.default_scheme for c in _CRITERIA.values()},
     "_BOOTSTRAP_STATISTICS": lambda: {c.name: c.bootstrap for c in _CRITERIA.values() if c.bootstrap is not None},
     "_SYSTEM_LEVEL": lambda: tuple(c.name for c in _CRITERIA.values() if c.level == "system"),
+    "SCHEMES": lambda: tuple(_SCHEMES),
+    "SCHEME_MEANINGS": lambda: {s.name: s.meaning for s in _SCHEMES.values()},  # what each scheme computes
 }
 
 
@@ -217,14 +261,6 @@ def __dir__():
     return sorted(set(globals()) | set(_DERIVED))
 
 
-SCHEMES = ("queen", "ulc", "mean-rank")
-#: What each combination scheme computes, in one line.
-SCHEME_MEANINGS = {
-    "queen": "QUEEN: probability over reference triples that, for every metric, the output is as close to a "
-             "reference as two other references are to each other; 0-1, robust to metric scale and redundancy",
-    "ulc": "ULC: mean of the metric scores, each min-max normalised over the test bed",
-    "mean-rank": "mean of each candidate's rank under every metric",
-}
 #: KING is reported as decided by ties when more than this share of its comparisons are ties.
 KING_TIE_WARNING = 0.5
 #: The options through which each command chooses the criteria and the combination schemes: a message's fix names
@@ -287,7 +323,7 @@ def check_scheme(criterion: str, scheme: str, command: Optional[str] = None) -> 
         raise OptionError(f"{criterion} measures {record.only_scheme.upper()} combinations: use {scheme_option} "
                           f"{record.only_scheme} (its default)")
     if scheme in record.refused_schemes:
-        others = [s for s in SCHEMES if s not in record.refused_schemes]
+        others = [s for s in _SCHEMES if s not in record.refused_schemes]
         fix = (f"use --scheme {_or_list(others)}" if scheme_option == "--scheme"
                else f"leave {scheme} out of --combine")
         raise OptionError(f"{criterion} {record.refused_schemes[scheme]}: {fix}")
@@ -473,33 +509,31 @@ class MetaEvaluator:
         return out
 
     def combined_rows(self, subset: Sequence[int], scheme: str) -> Tuple[np.ndarray, int]:
-        """Segment-level scores of the combination of ``subset`` per row; and the segments skipped."""
-        subset = list(subset)
-        if scheme == "ulc":
-            return ulc(self.table.segment[subset], self.hib[subset]), 0
-        if scheme == "mean-rank":
-            return mean_rank(self.table.segment[subset], self.hib[subset]), 0
-        if scheme == "queen":
-            refs = self._need_refs("QUEEN")
-            segs = _SubsetSegments(refs, subset, None)
-            res = queen_segments(segs, self.triples, higher_is_better=self.hib[subset], memory=self.budget)
-            out = np.full(len(self.table.row_system), np.nan)
-            for i, vals in enumerate(res.values):
-                if vals is not None:
-                    out[refs.rows(i)] = vals
-            return out, res.n_skipped
-        raise OptionError(f"unknown scheme {scheme!r}; choose one of {list(SCHEMES)}")
+        """Segment-level scores of the combination of ``subset`` per row; and the segments skipped (the scheme's
+        ``rows``)."""
+        return get_scheme(scheme).rows(self, list(subset))
 
     def combined_systems(self, subset: Sequence[int], scheme: str) -> np.ndarray:
-        """System-level scores: ULC / mean rank of corpus scores; QUEEN: mean of the system's segment QUEEN."""
-        subset = list(subset)
-        if scheme == "ulc":
-            return ulc(self.table.system[subset], self.hib[subset])
-        if scheme == "mean-rank":
-            return mean_rank(self.table.system[subset], self.hib[subset])
+        """System-level scores (the scheme's ``systems``: ULC / mean rank of corpus scores); a scheme without
+        them (QUEEN): the mean of each system's combined segment scores."""
+        record = get_scheme(scheme)
+        if record.systems is not None:
+            return record.systems(self, list(subset))
         rows, _ = self.combined_rows(subset, scheme)
         with np.errstate(invalid="ignore"):
             return np.nanmean(self._matrix(rows), axis=1)
+
+    def _queen_rows(self, subset: List[int]) -> Tuple[np.ndarray, int]:
+        """QUEEN of ``subset`` per row (a Scheme's rows); NaN and counted skipped where a segment has too few
+        references."""
+        refs = self._need_refs("QUEEN")
+        segs = _SubsetSegments(refs, subset, None)
+        res = queen_segments(segs, self.triples, higher_is_better=self.hib[subset], memory=self.budget)
+        out = np.full(len(self.table.row_system), np.nan)
+        for i, vals in enumerate(res.values):
+            if vals is not None:
+                out[refs.rows(i)] = vals
+        return out, res.n_skipped
 
     def _need_refs(self, what: str) -> ReferenceScores:
         if self.refs is None:
@@ -763,7 +797,22 @@ def _acc_eq_bootstrap(ev: MetaEvaluator):
     return lambda b, w, t: pairwise_accuracy_with_ties_values(b, w, t)
 
 
-# -- the built-in criteria (to add one: write its compute, then register its record here) -------------------------
+# -- the built-in schemes and criteria (to add one: write its rows or compute, then register its record here) -----
+
+for _scheme in (
+    Scheme("queen", "QUEEN: probability over reference triples that, for every metric, the output is as close to a "
+                    "reference as two other references are to each other; 0-1, robust to metric scale and "
+                    "redundancy",
+           MetaEvaluator._queen_rows, needs_references=True),
+    Scheme("ulc", "ULC: mean of the metric scores, each min-max normalised over the test bed",
+           lambda ev, subset: (ulc(ev.table.segment[subset], ev.hib[subset]), 0),
+           lambda ev, subset: ulc(ev.table.system[subset], ev.hib[subset])),
+    Scheme("mean-rank", "mean of each candidate's rank under every metric",
+           lambda ev, subset: (mean_rank(ev.table.segment[subset], ev.hib[subset]), 0),
+           lambda ev, subset: mean_rank(ev.table.system[subset], ev.hib[subset])),
+):
+    register_scheme(_scheme)
+del _scheme
 
 #: The reasons of supported_criteria that several criteria share.
 _PAIRWISE_SYSTEMS = "pairwise criteria compare candidates of one segment; the test bed has 1 system"
