@@ -8,9 +8,11 @@ only with ``--debug``). Output files are written whole or not at all.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import sys
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
@@ -447,6 +449,85 @@ def score_cache_option(name: str = "cache"):
                              "COMBO_SCORE_CACHE=off: none; see docs/trust.md).")
 
 
+
+@dataclass
+class MetaOptions:
+    """The meta-evaluation options of evaluate, search and report (declared once by :func:`meta_options`), and
+    the :class:`combo.evaluate.MetaEvaluator` they build (:meth:`evaluator`)."""
+
+    aspect: Optional[str] = None
+    triples: str = "distinct"
+    kendall_variant: str = "wmt12"
+    kendall_ties: Optional[str] = None
+    king_ties: str = "count"
+    include_human: bool = False
+    held_out: Optional[int] = None
+    memory: Optional[str] = None
+    seed: int = 0
+    jobs: int = 1
+    progress: bool = False
+
+    def evaluator(self, tb, table, refs, command: Optional[str] = None):
+        """The MetaEvaluator of one scored test bed with these options (``command``: whose options its
+        messages' fixes name)."""
+        from .evaluate import MetaEvaluator
+
+        return MetaEvaluator(tb, table, refs, aspect=self.aspect, triples=self.triples,
+                             kendall_variant=self.kendall_variant, kendall_ties=self.kendall_ties,
+                             king_ties=self.king_ties, include_human=self.include_human, held_out=self.held_out,
+                             memory=self.memory, seed=self.seed, progress=self.progress, jobs=self.jobs,
+                             command=command)
+
+
+#: each meta-evaluation option's click declaration, by its MetaOptions field (``memory``: :func:`scale_options`,
+#: which also declares --backend and --scheduler; ``progress``: ``not --quiet``, declared by each command)
+META_OPTIONS = {
+    "triples": click.option("--triples", type=Choice(TRIPLES),
+                            default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
+    "seed": click.option("--seed", type=int, default=0, show_default=True),
+    "aspect": click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
+    "kendall_variant": click.option("--kendall-variant", type=Choice(tuple(KENDALL_VARIANTS)), default="wmt12",
+                                    show_default=True),
+    "kendall_ties": click.option("--kendall-ties", type=Choice(TIE_RULES), default=None,
+                                 help="Override the variant's metric-tie rule."),
+    "king_ties": click.option("--king-ties", type=Choice(KING_TIES), default="count",
+                              show_default=True,
+                              help="KING: a reference tied with the best candidate counts 1 (the paper's >=), "
+                                   "1/2 or 0."),
+    "include_human": click.option("--include-human", is_flag=True,
+                                  help="Score human translations that a test bed lists as systems (mt-metrics-eval's "
+                                       "outputs named after an unused reference) as systems, as WMT23 does for "
+                                       "he-en's refA."),
+    "jobs": jobs_option(),
+    "held_out": click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
+                             help="KING from S held-out references per segment with more (drawn with --seed): an "
+                                  "unbiased estimate with a 95% sampling interval, for segments too large for the "
+                                  "exact count."),
+}
+
+
+def _gather_meta(func):
+    """Hand ``func`` its meta-evaluation options as one ``meta`` (:class:`MetaOptions`) instead of one parameter
+    each; ``progress`` is ``not quiet`` (``quiet`` is still passed)."""
+    names = [f.name for f in fields(MetaOptions) if f.name != "progress"]
+
+    @functools.wraps(func)
+    def command(*args, **kwargs):
+        meta = MetaOptions(**{n: kwargs.pop(n) for n in names}, progress=not kwargs.get("quiet", False))
+        return func(*args, meta=meta, **kwargs)
+
+    return command
+
+
+def meta_options(func):
+    """Declare the meta-evaluation options (:data:`META_OPTIONS`, then --memory, --backend and --scheduler) and
+    hand the command one ``meta`` (:class:`MetaOptions`) holding them."""
+    func = _gather_meta(func)
+    for name in reversed(list(META_OPTIONS)):
+        func = META_OPTIONS[name](func)
+    return scale_options(func)
+
+
 @main.command()
 @testbed_options
 @click.option("--metrics", "-m", cls=MetricsOption, multiple=True, default=("bleu", "chrf", "ter"), show_default=True,
@@ -816,42 +897,37 @@ def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Opti
 
 
 def search_options(func):
+    """evaluate's and search's options: the meta-evaluation ones (:data:`META_OPTIONS`, handed over as one
+    ``meta``) in their places among the others."""
     options = [
         click.option("--metrics", "-m", cls=MetricsOption, multiple=True,
                      help="Candidate metrics or sets such as @lexical: -m bleu chrf ter, or repeated -m "
                           "(default: @search)."),
-        click.option("--triples", type=Choice(TRIPLES),
-                     default="distinct", show_default=True, help="QUEEN's reference-triple convention."),
+        META_OPTIONS["triples"],
         click.option("--min-refs", type=click.IntRange(min=1), default=None,
                      help="Skip (and count) segments with fewer references."),
         click.option("--max-refs", type=click.IntRange(min=1), default=None,
                      help="Cap references per segment with a seeded sample (DSTC7 has up to 1,009)."),
-        click.option("--seed", type=int, default=0, show_default=True),
-        click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one)."),
-        click.option("--kendall-variant", type=Choice(tuple(KENDALL_VARIANTS)), default="wmt12",
-                     show_default=True),
-        click.option("--kendall-ties", type=Choice(TIE_RULES), default=None,
-                     help="Override the variant's metric-tie rule."),
-        click.option("--king-ties", type=Choice(KING_TIES), default="count",
-                     show_default=True,
-                     help="KING: a reference tied with the best candidate counts 1 (the paper's >=), 1/2 or 0."),
-        click.option("--include-human", is_flag=True,
-                     help="Score human translations that a test bed lists as systems (mt-metrics-eval's outputs "
-                          "named after an unused reference) as systems, as WMT23 does for he-en's refA."),
-        jobs_option(),
+        META_OPTIONS["seed"],
+        META_OPTIONS["aspect"],
+        META_OPTIONS["kendall_variant"],
+        META_OPTIONS["kendall_ties"],
+        META_OPTIONS["king_ties"],
+        META_OPTIONS["include_human"],
+        META_OPTIONS["jobs"],
         score_cache_option(),
         click.option("--format", "fmt", type=Choice(["table", "json"]), default="table", show_default=True),
         click.option("--out", type=click.Path(dir_okay=False), default=None),
         click.option("--quiet", "-q", is_flag=True,
                      help="No progress (a bar on a terminal, a line every 10 s in a log)."),
-        click.option("--king-sample", "held_out", type=click.IntRange(min=2), default=None, metavar="S",
-                     help="KING from S held-out references per segment with more (drawn with --seed): an unbiased "
-                          "estimate with a 95% sampling interval, for segments too large for the exact count."),
+        META_OPTIONS["held_out"],
         click.option("--king-segments", type=click.IntRange(min=2), default=None, metavar="N",
                      help="KING from a simple random sample of N segments (drawn with --seed before scoring, so "
                           "only their reference pairs are scored): an unbiased estimate of the whole test bed's "
                           "KING with a 95% two-stage sampling interval (docs/scale.md)."),
     ]
+    assert sum(opt in options for opt in META_OPTIONS.values()) == len(META_OPTIONS)  # each declared here once
+    func = _gather_meta(func)
     for opt in reversed(options):
         func = opt(func)
     return scale_options(testbed_options(func))
@@ -871,25 +947,23 @@ def search_options(func):
                    "single metric (0: no test).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
-def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect, kendall_variant,
-           kendall_ties, king_ties, include_human, jobs, cache, fmt, out, quiet, held_out, king_segments, memory,
-           criterion, scheme, strategy, beam_width, n_resamples, report_path):
+def search(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cache, fmt, out, quiet, king_segments,
+           criterion, scheme, strategy, beam_width, n_resamples, report_path, meta: MetaOptions):
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
-    from .evaluate import DEFAULT_SCHEME, MetaEvaluator, check_scheme, get_scheme, search_metric_sets
+    from .evaluate import DEFAULT_SCHEME, check_scheme, get_scheme, search_metric_sets
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
     scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
     check_scheme(criterion, scheme, "search")
+    seed = meta.seed
     tb, table, refs, notes, likeness_note = _prepare(
-        testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs, cache, quiet,
-        needs_refs=bool(_reading_references([scheme])), memory=memory, king_segments=king_segments,
-        asked=Asked("search", [criterion], [scheme], metrics=metrics))
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                       kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory, seed=seed,
-                       progress=not quiet, jobs=jobs, include_human=include_human, command="search")
+        testbed_path, lp, testbed_options, metrics, criterion, meta.triples, min_refs, max_refs, seed, meta.jobs,
+        cache, quiet, needs_refs=bool(_reading_references([scheme])), memory=meta.memory,
+        king_segments=king_segments, asked=Asked("search", [criterion], [scheme], metrics=metrics))
+    ev = meta.evaluator(tb, table, refs, command="search")
     ev.likeness_note = likeness_note or f"not measured by this search ({criterion} with {scheme})"
     options = {"width": beam_width} if strategy == "beam" else {}
     result = search_metric_sets(ev, criterion, scheme, strategy, n_resamples=n_resamples, **options)
@@ -902,8 +976,8 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
                          fix="choose a criterion the test bed's judgments and references support")
     result.details.update({"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect,
                            "meaning": _meaning(criterion), "scheme_meaning": get_scheme(scheme).meaning,
-                           "triples": triples, "king_ties": king_ties, "notes": notes,
-                           "randomness": {"seed": seed, "max_refs": max_refs, "king_sample": held_out,
+                           "triples": meta.triples, "king_ties": meta.king_ties, "notes": notes,
+                           "randomness": {"seed": seed, "max_refs": max_refs, "king_sample": meta.held_out,
                                           "king_segments": (tb.metadata.get("segment_sample") or {}).get("size"),
                                           "capped_segments": refs.capped_segments if refs is not None else 0},
                            "signatures": dict(zip(table.metrics, table.signatures))})
@@ -940,14 +1014,13 @@ def search(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_re
               help="Bootstrap resamples for the 95% intervals (0: none).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), default=None,
               help="Also write the HTML report (see combo report) of this run here.")
-def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_refs, seed, aspect,
-             kendall_variant, kendall_ties, king_ties, include_human, jobs, cache, fmt, out, quiet, held_out,
-             king_segments, memory, criteria, combos, n_resamples, report_path):
+def evaluate(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cache, fmt, out, quiet, king_segments,
+             criteria, combos, n_resamples, report_path, meta: MetaOptions):
     """Meta-evaluate each metric and their combinations against the human judgments, with bootstrap intervals.
 
     Several language pairs of one folder (--lp en-de,he-en): each pair's table, then WMT23's official average over
     the pairs (system accuracy pooled; the other tasks per pair)."""
-    from .evaluate import LIKENESS, MetaEvaluator, evaluate_entries
+    from .evaluate import LIKENESS, evaluate_entries
 
     _check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
@@ -959,19 +1032,19 @@ def evaluate(testbed_path, lp, testbed_options, metrics, triples, min_refs, max_
         raise OptionError(f"--report draws one test bed's report: give one --lp (e.g. --lp {lps[0]}) with --report")
     needs_refs = any(c in LIKENESS for c in crits) or bool(_reading_references(schemes))
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
+    seed = meta.seed
     docs, texts, evaluators = [], [], {}
     for one_lp in lps:
-        tb, table, refs, notes, _ = _prepare(testbed_path, one_lp, testbed_options, metrics, likeness, triples,
-                                             min_refs, max_refs, seed, jobs, cache, quiet, needs_refs=needs_refs,
-                                             memory=memory, king_segments=king_segments,
+        tb, table, refs, notes, _ = _prepare(testbed_path, one_lp, testbed_options, metrics, likeness, meta.triples,
+                                             min_refs, max_refs, seed, meta.jobs, cache, quiet, needs_refs=needs_refs,
+                                             memory=meta.memory, king_segments=king_segments,
                                              asked=Asked("evaluate", crits, schemes, metrics=metrics))
-        ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, kendall_variant=kendall_variant,
-                           kendall_ties=kendall_ties, king_ties=king_ties, held_out=held_out, memory=memory,
-                           seed=seed, progress=not quiet, jobs=jobs, include_human=include_human, command="evaluate")
+        ev = meta.evaluator(tb, table, refs, command="evaluate")
         ev.likeness_note = f"not asked for (--criteria {','.join(crits)})"
         evaluators[one_lp or tb.name] = ev
         names, qualities = evaluate_entries(ev, crits, schemes, n_resamples, seed)
-        doc, text = _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resamples, seed, king_ties)
+        doc, text = _evaluation_output(ev, tb, table, crits, names, qualities, notes, n_resamples, seed,
+                                       meta.king_ties)
         docs.append(doc)
         texts.append(text)
     if len(lps) > 1:
@@ -1116,22 +1189,17 @@ def _mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[st
               help="Bootstrap resamples for the 95% intervals and the significance clusters.")
 @click.option("--worst", type=click.IntRange(min=0), default=5, show_default=True,
               help="Worst-scored segments shown per metric.")
-@click.option("--triples", type=Choice(TRIPLES), default="distinct",
-              show_default=True, help="QUEEN's reference-triple convention.")
 @click.option("--min-refs", type=click.IntRange(min=1), default=None,
               help="Skip (and count) segments with fewer references.")
 @click.option("--max-refs", type=click.IntRange(min=1), default=None,
               help="Cap references per segment with a seeded sample.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--aspect", default=None, help="Human judgment aspect (default: the test bed's main one).")
-@jobs_option()
+@meta_options
 @score_cache_option()
 @click.option("--quiet", "-q", is_flag=True)
 def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, search_criterion, strategy, mutt,
-           mutt_flickr8k,
-           n_resamples, worst, triples, min_refs, max_refs, seed, aspect, jobs, cache, quiet):
+           mutt_flickr8k, n_resamples, worst, min_refs, max_refs, cache, quiet, meta: MetaOptions):
     """Write one self-contained HTML report: meta-evaluation, intervals, correlations, plots, worst segments."""
-    from .evaluate import DEFAULT_SCHEME, LIKENESS, MetaEvaluator, search_metric_sets
+    from .evaluate import DEFAULT_SCHEME, LIKENESS, search_metric_sets
 
     _check_report_possible(out)
     check_outputs(out=out)
@@ -1143,11 +1211,12 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     search_scheme = DEFAULT_SCHEME.get(search_criterion, "ulc")
     needs_refs = True if likeness or _reading_references(schemes) else "auto" if crits is None else False
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count _prepare checks
+    seed = meta.seed
     tb, table, refs, notes, likeness_note = _prepare(
-        testbed_path, lp, testbed_options, metrics, checked, triples, min_refs, max_refs, seed, jobs, cache, quiet,
-        needs_refs=needs_refs, asked=Asked("report", crits or [], schemes, search_criterion, metrics))
-    ev = MetaEvaluator(tb, table, refs, aspect=aspect, triples=triples, progress=not quiet, seed=seed,
-                       command="report --search")
+        testbed_path, lp, testbed_options, metrics, checked, meta.triples, min_refs, max_refs, seed, meta.jobs,
+        cache, quiet, needs_refs=needs_refs, memory=meta.memory,
+        asked=Asked("report", crits or [], schemes, search_criterion, metrics))
+    ev = meta.evaluator(tb, table, refs, command="report --search")
     ev.likeness_note = likeness_note or (f"not asked for (--criteria {criteria})" if crits is not None else None)
     result = (search_metric_sets(ev, search_criterion, search_scheme, strategy, n_resamples=n_resamples)
               if search_criterion else None)

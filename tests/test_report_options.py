@@ -1,0 +1,84 @@
+"""combo report declares its meta-evaluation options with evaluate's and search's (combo.cli.meta_options): it has
+each of them, and its --jobs reaches the MetaEvaluator (the bootstrap and KING), not only the scoring."""
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+import combo.evaluate
+from combo.cli import META_OPTIONS, MetaOptions, main
+
+pytest.importorskip("matplotlib")
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_report_help_lists_the_meta_evaluation_options():
+    res = run("report", "--help")
+    assert res.exit_code == 0, res.output
+    for option in ("--kendall-variant", "--kendall-ties", "--king-ties", "--king-sample", "--include-human",
+                   "--memory", "--backend", "--scheduler", "--jobs", "--triples", "--seed", "--aspect"):
+        assert option in res.output, option
+
+
+def test_evaluate_search_and_report_declare_the_same_meta_options():
+    def declared(command):
+        return {p.name: (p.opts, p.default, p.help) for p in main.commands[command].params}
+
+    wanted = [f for f in MetaOptions.__dataclass_fields__ if f != "progress"]
+    assert set(META_OPTIONS) | {"memory"} == set(wanted)
+    evaluate, search, report = declared("evaluate"), declared("search"), declared("report")
+    for name in wanted + ["backend", "scheduler"]:
+        assert evaluate[name] == search[name] == report[name], name
+
+
+def _tables(page: str):
+    """The page's evaluation numbers: its embedded evaluation's rows and every HTML table (no timestamps)."""
+    found = re.search(r'<script type="application/json" id="combo-evaluation">(.*?)</script>', page, re.S)
+    doc = json.loads(found.group(1).replace("<\\/", "</"))
+    return doc["criteria"], doc["rows"], re.findall(r"<table\b.*?</table>", page, re.S)
+
+
+def test_report_jobs_reach_the_evaluator_and_change_no_number(tmp_path, monkeypatch):
+    built = []
+
+    class Recorded(combo.evaluate.MetaEvaluator):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(combo.evaluate, "MetaEvaluator", Recorded)
+    pages = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs{jobs}.html"
+        res = run("report", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter",
+                  "--combine", "ulc,queen", "--bootstrap", "30", "--jobs", jobs, "-q", "--out", out)
+        assert res.exit_code == 0, res.output
+        assert built[-1].jobs == jobs
+        assert built[-1].king_ties == "count" and built[-1].kendall_variant == "wmt12"
+        pages[jobs] = out.read_text(encoding="utf-8")
+    criteria, rows, tables = _tables(pages[1])
+    assert "king" in criteria and rows and tables
+    assert _tables(pages[2]) == (criteria, rows, tables)
+
+
+def test_report_passes_the_kendall_and_king_options(tmp_path, monkeypatch):
+    built = []
+
+    class Recorded(combo.evaluate.MetaEvaluator):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(combo.evaluate, "MetaEvaluator", Recorded)
+    out = tmp_path / "page.html"
+    res = run("report", "--testbed", "example", "-m", "bleu", "-m", "chrf", "--criteria", "king,wmt_kendall",
+              "--bootstrap", "0", "--kendall-variant", "wmt14", "--king-ties", "strict", "--memory", "500M", "-q",
+              "--out", out)
+    assert res.exit_code == 0, res.output
+    ev = built[-1]
+    assert (ev.kendall_variant, ev.king_ties, ev.budget.bytes) == ("wmt14", "strict", 500 * 2 ** 20)
