@@ -43,15 +43,21 @@ def _tables(page: str):
     return doc["criteria"], doc["rows"], re.findall(r"<table\b.*?</table>", page, re.S)
 
 
-def test_report_jobs_reach_the_evaluator_and_change_no_number(tmp_path, monkeypatch):
-    built = []
+@pytest.fixture()
+def built(monkeypatch):
+    """Every MetaEvaluator the commands build, in order."""
+    made = []
 
     class Recorded(combo.evaluate.MetaEvaluator):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
-            built.append(self)
+            made.append(self)
 
     monkeypatch.setattr(combo.evaluate, "MetaEvaluator", Recorded)
+    return made
+
+
+def test_report_jobs_reach_the_evaluator_and_change_no_number(tmp_path, built):
     pages = {}
     for jobs in (1, 2):
         out = tmp_path / f"jobs{jobs}.html"
@@ -66,15 +72,7 @@ def test_report_jobs_reach_the_evaluator_and_change_no_number(tmp_path, monkeypa
     assert _tables(pages[2]) == (criteria, rows, tables)
 
 
-def test_report_passes_the_kendall_and_king_options(tmp_path, monkeypatch):
-    built = []
-
-    class Recorded(combo.evaluate.MetaEvaluator):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            built.append(self)
-
-    monkeypatch.setattr(combo.evaluate, "MetaEvaluator", Recorded)
+def test_report_passes_the_kendall_and_king_options(tmp_path, built):
     out = tmp_path / "page.html"
     res = run("report", "--testbed", "example", "-m", "bleu", "-m", "chrf", "--criteria", "king,wmt_kendall",
               "--bootstrap", "0", "--kendall-variant", "wmt14", "--king-ties", "strict", "--memory", "500M", "-q",
