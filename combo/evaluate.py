@@ -564,6 +564,8 @@ class MetaEvaluator:
         res = king(segs, self.triples, higher_is_better=self.hib[subset], ties=self.king_ties,
                    held_out=self.held_out, seed=self.seed, memory=self.budget, progress=self.progress,
                    jobs=self.jobs, segment_population=sample.get("population"))
+        left_out = ((f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} references "
+                     "and a candidate)",) if res.n_skipped else ())
         if criterion == "king":
             ties = f"{res.ties} references tied with the best candidate"
             if not res.exact:
@@ -576,21 +578,16 @@ class MetaEvaluator:
                     parts.append(f"{res.held_out} held-out references in {len(res.estimated)} segments")
                 ties = (f"estimate from {' and '.join(parts)} (standard error {res.stderr:.4f}, 95% sampling "
                         f"interval [{low:.4f}, {high:.4f}]); " + ties)
-            skipped = (f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} references "
-                       "and a candidate)" if res.n_skipped else "")
-            return Quality(res.value, "king", "queen", res.n_used, res.n_skipped,
-                           ties + (f"; {skipped}" if skipped else ""), left_out=(skipped,) if skipped else (),
+            return Quality(res.value, "king", "queen", res.n_used, res.n_skipped, _joined(ties, *left_out),
+                           left_out=left_out,
                            units=(res.per_segment[np.isfinite(res.per_segment)],), tie_share=res.tie_share,
                            value_strict=res.value_with_ties("strict"),
                            sampling=None if res.exact else dict(zip(("stderr", "low", "high"),
                                                                     (res.stderr, *res.interval()))))
         used = [s for s in res.segments if s is not None]
         o = orange([s.ref_queen for s in used], [s.cand_queen for s in used])
-        skipped = (f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} references "
-                   "and a candidate)" if res.n_skipped else "")
-        return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped,
-                       "lower is better" + (f"; {skipped}" if skipped else ""),
-                       units=(o.per_segment[np.isfinite(o.per_segment)],), left_out=(skipped,) if skipped else ())
+        return Quality(o.value, "orange", "queen", o.n_used, res.n_skipped, _joined("lower is better", *left_out),
+                       units=(o.per_segment[np.isfinite(o.per_segment)],), left_out=left_out)
 
     # -- any criterion ---------------------------------------------------------------------------
     def quality(self, subset: Sequence[int], criterion: str, scheme: Optional[str] = None) -> Quality:
@@ -682,15 +679,13 @@ class MetaEvaluator:
             raise self.missing_judgments(criterion)
         rows, skipped = self.combined_rows(subset, scheme)
         keep = self.system_mask
-        metric = self._matrix(rows)[keep]
-        human = np.where(np.isnan(metric), np.nan, self.human[keep])
+        metric, human = self._wmt23_segments(rows)
         left_out = (self._unscored(np.isfinite(self.human[keep]), metric) + self._queen_skipped(skipped, scheme)
                     + self._human_left_out())
         note = _joined(*left_out)
         n_cells = int(np.isfinite(human).sum())
         if criterion in ("sys_accuracy", "wmt23"):
-            m_sys = self.combined_systems(subset, scheme)[keep]
-            h_sys = self.human_system_scores()[keep]
+            m_sys, h_sys = self._wmt23_systems(subset, scheme)
             if criterion == "sys_accuracy":
                 return Quality(sys_pairwise_accuracy(m_sys, h_sys), criterion, scheme, int(keep.sum()), 0,
                                note, unit="systems", left_out=left_out)
@@ -712,6 +707,17 @@ class MetaEvaluator:
         value = seg_correlation(metric, human, "kendall" if criterion == "seg_kendall_item" else "pearson", "item")
         return Quality(value, criterion, scheme, n_cells, skipped, note, units=(per[np.isfinite(per)],),
                        left_out=left_out)
+
+    def _wmt23_segments(self, rows: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The (systems, segments) metric and human matrices WMT23's segment tasks read: the systems scored
+        (human translations left out unless included), a cell without a metric score not judged either."""
+        metric = self._matrix(rows)[self.system_mask]
+        return metric, np.where(np.isnan(metric), np.nan, self.human[self.system_mask])
+
+    def _wmt23_systems(self, subset: Sequence[int], scheme: str) -> Tuple[np.ndarray, np.ndarray]:
+        """The metric's and the humans' system scores WMT23's system tasks read (the systems scored)."""
+        keep = self.system_mask
+        return self.combined_systems(subset, scheme)[keep], self.human_system_scores()[keep]
 
     def _unit_tests(self, rows: np.ndarray, scheme: str) -> Quality:
         """Mean MUTT accuracy over corruption types of combined scores (higher is better after combining)."""
@@ -1301,27 +1307,22 @@ def wmt23_over_pairs(evaluators: Dict[str, MetaEvaluator], schemes: Sequence[str
     """
     lps = sorted(evaluators)
     first = evaluators[lps[0]]
-    for lp in lps[1:]:
+    for lp in lps:
         if evaluators[lp].table.metrics != first.table.metrics:
             raise InputError(f"language pair {lp} was scored with other metrics than {lps[0]}")
+        if not evaluators[lp].has_absolute_scores:
+            raise InputError(f"language pair {lp} has no absolute segment scores (MQM, DA) for WMT23's tasks",
+                             fix="give language pairs with MQM or DA scores")
     m = len(first.table.metrics)
-    entries = [(name, [i]) for i, name in enumerate(first.table.metrics)]
-    entries += [(scheme.upper() + "(all)", list(range(m))) for scheme in schemes]
+    entries = [(name, [i], DEFAULT_SCHEME_NAME) for i, name in enumerate(first.table.metrics)]
+    entries += [(scheme.upper() + "(all)", list(range(m)), scheme) for scheme in schemes]
     names, rows = [], []
-    for k, (name, subset) in enumerate(entries):
-        scheme = "ulc" if k < m else schemes[k - m]
+    for name, subset, scheme in entries:
         seg, human, m_sys, h_sys = {}, {}, {}, {}
         for lp in lps:
             ev = evaluators[lp]
-            if not ev.has_absolute_scores:
-                raise InputError(f"language pair {lp} has no absolute segment scores (MQM, DA) for WMT23's tasks",
-                                 fix="give language pairs with MQM or DA scores")
-            keep = ev.system_mask
-            values, _ = ev.combined_rows(subset, scheme)
-            seg[lp] = ev._matrix(values)[keep]
-            human[lp] = np.where(np.isnan(seg[lp]), np.nan, ev.human[keep])
-            m_sys[lp] = ev.combined_systems(subset, scheme)[keep]
-            h_sys[lp] = ev.human_system_scores()[keep]
+            seg[lp], human[lp] = ev._wmt23_segments(ev.combined_rows(subset, scheme)[0])
+            m_sys[lp], h_sys[lp] = ev._wmt23_systems(subset, scheme)
         tasks = wmt23_tasks(seg, human, m_sys, h_sys)
         names.append(name)
         rows.append({"metric": name, "average": wmt23_average(tasks), "tasks": dict(tasks)})
