@@ -436,18 +436,6 @@ def reads_language(metric: Metric, language: Optional[str]) -> bool:
     return language is None or not languages or language in languages
 
 
-def _check_delta_bleu_weights(testbed: Testbed) -> None:
-    """ΔBLEU (BLEU with reference weights, Galley et al. 2015) divides by each segment's best weight: a segment
-    whose references all weigh 0 or less is refused, named by its id, before any scoring."""
-    bad = [seg.id for seg in testbed.segments
-           if seg.weights is not None and not any(w > 0 for w in seg.weights)]
-    if bad:
-        raise InputError(f"ΔBLEU: segment {bad[0]!r} of test bed {testbed.name!r} has no reference with a positive "
-                         f"weight ({len(bad)} of {len(testbed.segments)} segments): its denominator would be zero",
-                         fix="give every segment at least one reference with weight > 0, or score BLEU on a copy "
-                             "of the test bed without weights")
-
-
 def check_language(metric: Metric, language: Optional[str], texts: str, given: MetricLike = None) -> None:
     """Refuse a metric whose analyses cannot read ``language`` (``None``: unknown, nothing checked).
 
@@ -526,8 +514,9 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         check_references(testbed)
     systems = list(testbed.systems if systems is None else systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
-    if weights is not None and any(m.name == "bleu" for m in instances):
-        _check_delta_bleu_weights(testbed)
+    if weights is not None:
+        for m in instances:
+            m.check_reference_weights(testbed)
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
     cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",

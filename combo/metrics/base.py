@@ -253,6 +253,10 @@ class Metric:
     def check_resources(self) -> None:
         """Raise :class:`combo.errors.ResourceMissing` when a needed resource is absent."""
 
+    def check_reference_weights(self, testbed) -> None:
+        """Refuse, before scoring, a test bed whose reference weights this metric cannot use (ΔBLEU); most
+        metrics read no weights."""
+
     # -- hooks --------------------------------------------------------------------------
     def analyse(self, texts: Sequence[str]) -> Any:
         """Per-text analysis of the distinct ``texts`` (e.g. sparse n-gram counts)."""

@@ -277,6 +277,10 @@ class TunedMetric(Metric):
         for c in self.components:
             c.check_resources()
 
+    def check_reference_weights(self, testbed) -> None:
+        for c in self.components:
+            c.check_reference_weights(testbed)
+
     def analyse(self, texts: Sequence[str]) -> List[Any]:
         return [c.analyse(texts) for c in self.components]
 

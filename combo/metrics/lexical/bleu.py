@@ -193,6 +193,16 @@ class BLEU(Metric):
     def analyse(self, texts: Sequence[str]) -> NgramCounts:
         return NgramCounts(self.tokens(texts), self.params["max_order"])
 
+    def check_reference_weights(self, testbed) -> None:
+        """ΔBLEU (Galley et al. 2015) divides by each segment's best reference weight: a segment whose references
+        all weigh 0 or less is refused, named by its id, before any scoring."""
+        bad = [seg.id for seg in testbed.segments if seg.weights is not None and not any(w > 0 for w in seg.weights)]
+        if bad:
+            raise InputError(f"ΔBLEU: segment {bad[0]!r} of test bed {testbed.name!r} has no reference with a "
+                             f"positive weight ({len(bad)} of {len(testbed.segments)} segments): its denominator "
+                             "would be zero", fix="give every segment at least one reference with weight > 0, or "
+                                                  "score BLEU on a copy of the test bed without weights")
+
     def statistics(self, analysis: NgramCounts, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
         n = self.params["max_order"]
         rows = len(hyp_ids)
