@@ -803,15 +803,15 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
                       training, output="sigmoid" if options.output == "sigmoid" else "linear")
 
 
-def judged_blocks(data: TrainingData, rows: np.ndarray) -> Tuple[List[JudgedBlock], np.ndarray]:
-    """The candidates among ``rows`` (a mask) as one :class:`JudgedBlock` per test bed with a human score, and
-    the row indices the blocks' cells point into (in that order). Unjudged candidates stay in (a system's score
-    is the mean over all its segments, as a tuned metric scores it); human translations listed as systems are
-    left out."""
+def judged_blocks(data: TrainingData, rows: np.ndarray) -> Tuple[List[JudgedBlock], np.ndarray, List[int]]:
+    """The candidates among ``rows`` (a mask) as one :class:`JudgedBlock` per test bed with a human score, the
+    row indices the blocks' cells point into (in that order) and each block's test bed. Unjudged candidates
+    stay in (a system's score is the mean over all its segments, as a tuned metric scores it); human
+    translations listed as systems are left out."""
     keep = rows.copy()
     if data.candidate is not None:
         keep &= data.candidate
-    blocks, index = [], []
+    blocks, index, sources = [], [], []
     offset = 0
     for k in range(len(data.sources)):
         r = np.flatnonzero(keep & (data.source == k))
@@ -822,7 +822,8 @@ def judged_blocks(data: TrainingData, rows: np.ndarray) -> Tuple[List[JudgedBloc
         offset += len(r)
         blocks.append(block)
         index.append(r)
-    return blocks, (np.concatenate(index) if index else np.zeros(0, dtype=np.int64))
+        sources.append(k)
+    return blocks, (np.concatenate(index) if index else np.zeros(0, dtype=np.int64)), sources
 
 
 def _fit_direct(data: TrainingData, X: np.ndarray, train: np.ndarray, options: TrainOptions):
@@ -831,7 +832,7 @@ def _fit_direct(data: TrainingData, X: np.ndarray, train: np.ndarray, options: T
         raise InputError("--method direct searches weights for a criterion over absolute human scores (MQM, DA); "
                          "these judgments are relative rankings",
                          fix="use --method pairwise-lr (the default for rankings)")
-    blocks, index = judged_blocks(data, train)
+    blocks, index, _ = judged_blocks(data, train)
     if not blocks:
         raise InputError("no candidate with a human score to train on", fix="train on a test bed with scores")
     est = DirectCombiner(options.objective, options.prune).fit(X[index], blocks=blocks)
@@ -942,13 +943,12 @@ def training_report(data: TrainingData, cv: Optional[CrossValidation], method: s
     report: Dict[str, Any] = {"folds": cv.folds if cv is not None else 0,
                               "grouped_by": cv.by if cv is not None else None, "pairs": len(data.pairs)}
     if data.pairs.kind == "scores":
-        blocks, index = judged_blocks(data, np.ones(data.n_rows, dtype=bool))
-        names = [d["name"] for d, k in zip(data.sources, range(len(data.sources)))
-                 if np.any((data.source == k) & np.isfinite(data.targets))]
+        blocks, index, sources = judged_blocks(data, np.ones(data.n_rows, dtype=bool))
+        names = [data.sources[k]["name"] for k in sources]
 
         def stats(values, metric=None):
             per = []
-            for b, k in zip(blocks, sorted(set(data.source[index].tolist()))):
+            for b, k in zip(blocks, sources):
                 sys_ = None
                 if metric is not None and system_scores is not None:
                     own = np.asarray(system_scores[k][metric], dtype=np.float64)
