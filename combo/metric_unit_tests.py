@@ -160,7 +160,7 @@ def score_released_trials(trials: Sequence, metrics: Sequence, jobs: int = 1, ca
         sides = []
         for side, attr in (("original", "sentence"), ("corrupted", "corrupted")):
             tb = Testbed(name=f"mutt-released:{corruption}:{side}")
-            for i, t in enumerate(group):
+            for t in group:
                 tb.segments.append(Segment(id=f"{corruption}:{t.image_id}", references=list(t.references),
                                            ref_ids=[f"ref{j + 1}" for j in range(len(t.references))],
                                            group=corruption))
