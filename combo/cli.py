@@ -1451,6 +1451,10 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     options = options.resolved(data.pairs.kind)
+    if options.method == "direct" and data.pairs.kind == "rankings" and all(tb.scores for tb in testbeds):
+        raise OptionError("--method direct searches weights over absolute human scores; with --judgments auto it "
+                          "reads these test beds' relative rankings (fix: add --judgments scores, since they have "
+                          "absolute scores too, or use --method pairwise-lr)")
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
