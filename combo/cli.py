@@ -1544,6 +1544,13 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     click.echo(text, nl=False)
 
 
+def _lines(n: int) -> str:
+    """``1 line``, ``3 lines``."""
+    from .progress import plural
+
+    return f"{n} {plural('line', n)}"
+
+
 def _system_name(path: str) -> str:
     """A system's name from its output file, as the test-bed readers name them: the file name without ``.txt``."""
     name = Path(path).name
@@ -1604,7 +1611,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     streams = [read_lines(p, allow_empty=True) for p in refs]
     for p, stream in zip(refs[1:], streams[1:]):
         if len(stream) != len(streams[0]):
-            raise InputError(f"has {len(stream)} lines but {refs[0]} has {len(streams[0])}", p,
+            raise InputError(f"has {_lines(len(stream))} but {refs[0]} has {len(streams[0])}", p,
                              fix="give one reference line per segment in every reference file")
     references = refs_from_streams(streams)
     if not references:
@@ -1626,7 +1633,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     for name, path in zip(names, hyps):
         lines = read_lines(path, allow_empty=True)
         if len(lines) != len(references):
-            raise InputError(f"has {len(lines)} lines but the references have {len(references)}", path,
+            raise InputError(f"has {_lines(len(lines))} but the references have {len(references)}", path,
                              fix="give one hypothesis line per reference line")
         stats = metric.segment_statistics(lines, references)
         if level == "system":

@@ -264,7 +264,7 @@ def test_cli_apply_bad_input_exit_2(model_file, tmp_path):
     short = tmp_path / "short.txt"
     short.write_text("one line\n")
     res = _run("apply", "--model", path, "--hyps", short, "--refs", r1)
-    assert res.exit_code == 2 and "has 1 lines but the references have 3" in res.output
+    assert res.exit_code == 2 and "has 1 line but the references have 3" in res.output
     res = _run("apply", "--model", path, "--hyps", h1, "--refs", r1, short)
     assert res.exit_code == 2 and "short.txt" in res.output
     broken = tmp_path / "broken.json"

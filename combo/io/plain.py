@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Union
 
 from ..errors import InputError
+from ..progress import plural
 from ..testbed import Score, Segment, Testbed
 from .text import PathLike, parse_float, parse_int, read_lines, split_fields
 
@@ -65,7 +66,7 @@ def check_line_count(lines: Sequence[str], expected: int, path: PathLike, agains
     """A file must have ``expected`` lines; the error names the first line without a partner."""
     if len(lines) != expected:
         raise InputError(
-            f"has {len(lines)} lines but {against} has {expected}", path, min(len(lines), expected) + 1,
+            f"has {len(lines)} {plural('line', len(lines))} but {against} has {expected}", path, min(len(lines), expected) + 1,
             fix="give exactly one line per segment (check for missing or extra lines)")
 
 
