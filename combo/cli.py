@@ -701,7 +701,7 @@ def _read_per_candidate(specs: Sequence[str]) -> List[str]:
 
 
 def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min_refs, max_refs, seed, jobs,
-             cache, quiet, needs_refs, memory=None, king_segments=None, asked: Optional[Asked] = None):
+             cache, quiet, needs_refs, memory=None, king_segments=None, asked: Optional[Asked] = None, tb=None):
     """Load, check reference counts, sample segments (``king_segments``), score (cached) and single-reference
     scores when QUEEN needs them. ``needs_refs="auto"`` (combo report's default criteria): single-reference scores
     when every segment has enough references and every metric has them; else KING and ORANGE are left out and
@@ -710,7 +710,7 @@ def _prepare(testbed_path, lp, testbed_options, metrics, criterion, triples, min
     from .evaluate import LIKENESS
 
     asked = asked or Asked("search", [criterion], metrics=metrics)
-    tb = _load_testbed(testbed_path, lp, testbed_options)
+    tb = _load_testbed(testbed_path, lp, testbed_options) if tb is None else tb  # tb: loaded already
     likeness_note = None
     auto = needs_refs == "auto"
     if auto:  # combo report: KING and ORANGE when every segment has enough references
@@ -1030,11 +1030,12 @@ def evaluate(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cac
     likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
     seed = meta.seed
     docs, texts, evaluators = [], [], {}
-    for one_lp in lps:
+    loaded = [_load_testbed(testbed_path, one_lp, testbed_options) for one_lp in lps]  # every pair, before scoring
+    for one_lp, one_tb in zip(lps, loaded):
         tb, table, refs, notes, _ = _prepare(testbed_path, one_lp, testbed_options, metrics, likeness, meta.triples,
                                              min_refs, max_refs, seed, meta.jobs, cache, quiet, needs_refs=needs_refs,
                                              memory=meta.memory, king_segments=king_segments,
-                                             asked=Asked("evaluate", crits, schemes, metrics=metrics))
+                                             asked=Asked("evaluate", crits, schemes, metrics=metrics), tb=one_tb)
         ev = meta.evaluator(tb, table, refs, command="evaluate")
         ev.likeness_note = f"not asked for (--criteria {','.join(crits)})"
         evaluators[one_lp or tb.name] = ev

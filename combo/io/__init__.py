@@ -84,13 +84,19 @@ def _call(fmt: str, reader: Callable[..., Testbed], *args: Any, **options: Any) 
 
 
 def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
+    pairs = sorted(p.name[:-4] for p in (folder / "sources").glob("*.txt"))
     if lp is None:
-        pairs = sorted(p.name[:-4] for p in (folder / "sources").glob("*.txt"))
         if len(pairs) != 1:
+            example = pairs[0] if pairs else "xx-yy"
             raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); choose one "
-                              f"with --lp {pairs[0] if pairs else 'xx-yy'} (in Python: lp={pairs[0] if pairs else 'xx-yy'!r})")
+                              f"with --lp {example} (in Python: lp={example!r})")
         lp = pairs[0]
     lp = LP.parse("mtme test bed", "lp", lp)
+    if pairs and lp not in pairs:
+        from ..options import did_you_mean
+
+        raise OptionError(f"{folder} holds no language pair {lp} (it holds {', '.join(pairs)})"
+                          + (f"; {did_you_mean(lp, pairs)}" if did_you_mean(lp, pairs) else ""))
     return _call("mtme", read_mtme, folder.parent, folder.name, **options, lp=lp)
 
 
