@@ -1335,13 +1335,21 @@ def cache_info_cmd(folder: Optional[str]) -> None:
         click.echo("scores\t(off)")
     else:
         named = _cache_named(click.get_current_context())
+        _named_cache_exists(folder, named)
         s = cache_info(folder, require_marker=named)
         foreign = "\tnot a combo score cache" if named and Path(folder).is_dir() and not s["marked"] else ""
-        click.echo(f"scores\t{s['folder']}\t{s['score_entries']} entries\t{s['score_bytes']} bytes{foreign}")
+        n = s["score_entries"]
+        click.echo(f"scores\t{s['folder']}\t{n} {'entry' if n == 1 else 'entries'}\t{s['score_bytes']} bytes{foreign}")
     a = analysis_cache_info()
     state = f"\tdamaged: {a['damaged']}" if "damaged" in a else ""
     click.echo(f"analyses\t{a['file'] or '(off)'}\t{a['rows']} rows in {a['tables']} layer tables\t"
                f"{a['bytes']} bytes{state}")
+
+
+def _named_cache_exists(folder: str, named: bool) -> None:
+    """A folder that ``--cache`` names must exist: a mistyped one would read as an empty cache ("0 entries")."""
+    if named and not Path(folder).is_dir():
+        raise InputError("no such folder", folder, fix="name the folder a command's --cache wrote")
 
 
 def _cache_named(ctx: click.Context) -> bool:
@@ -1362,8 +1370,9 @@ def cache_clear_cmd(folder: Optional[str]) -> None:
         click.echo("scores\t(off)")
     else:
         # the default folder is combo's own path: entries an older combo wrote there without a marker go too
+        _named_cache_exists(folder, named)
         removed = cache_clear(folder, require_marker=named)
-        click.echo(f"scores\t{folder}\t{removed} entries removed")
+        click.echo(f"scores\t{folder}\t{removed} {'entry' if removed == 1 else 'entries'} removed")
     if named:
         return
     removed = analysis_cache_clear()
