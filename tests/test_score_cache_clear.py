@@ -83,9 +83,10 @@ def test_a_marker_of_another_format_is_not_combos(tmp_path):
     assert (folder / ENTRY_NAME).is_file()
 
 
-def test_a_missing_folder_has_nothing_to_remove(tmp_path, home):
+def test_a_missing_folder_is_refused_not_read_as_an_empty_cache(tmp_path, home):
+    # a mistyped --cache folder: one line and exit 2, not "0 entries removed" with exit 0
     res = _clear("--cache", str(tmp_path / "none"))
-    assert res.exit_code == 0 and res.stdout == f"scores\t{tmp_path / 'none'}\t0 entries removed\n"
+    assert res.exit_code == 2 and res.stdout == "" and "no such folder" in res.stderr
     assert not (tmp_path / "none").exists()
 
 
@@ -137,7 +138,7 @@ def test_without_cache_option_both_default_caches_are_cleared(tmp_path, home):
     _write(home / "scores", FOREIGN)
     res = _clear()
     assert res.exit_code == 0, res.output
-    assert res.stdout.splitlines() == [f"scores\t{home / 'scores'}\t1 entries removed",
+    assert res.stdout.splitlines() == [f"scores\t{home / 'scores'}\t1 entry removed",
                                        f"analyses\t{home}\tremoved"]
     assert not (home / "analysis.sqlite").exists()
     assert sorted(p.name for p in (home / "scores").iterdir()) == sorted([SCORE_CACHE_MARKER, *FOREIGN])
@@ -147,7 +148,7 @@ def test_the_default_folder_of_an_older_combo_is_cleared_without_a_marker(home):
     # scores/ in $COMBO_CACHE_DIR is combo's own path: entries written before the marker existed go too
     _write(home / "scores", {**FOREIGN, ENTRY_NAME: b"an entry of an older combo"})
     res = _clear()
-    assert res.exit_code == 0 and f"scores\t{home / 'scores'}\t1 entries removed" in res.stdout
+    assert res.exit_code == 0 and f"scores\t{home / 'scores'}\t1 entry removed" in res.stdout
     assert sorted(p.name for p in (home / "scores").iterdir()) == sorted(FOREIGN)
 
 

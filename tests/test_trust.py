@@ -274,7 +274,7 @@ def test_score_command_has_a_cache(tmp_path):
     assert first.exit_code == 0 and len(list((tmp_path / "c").glob("*.npz"))) == 1
     assert CliRunner().invoke(main, args).stdout == first.stdout
     info = CliRunner().invoke(main, ["cache", "info", "--cache", str(tmp_path / "c")])
-    assert info.exit_code == 0 and "1 entries" in info.stdout
+    assert info.exit_code == 0 and "1 entry\t" in info.stdout
     cleared = CliRunner().invoke(main, ["cache", "clear", "--cache", str(tmp_path / "c")])
     assert cleared.exit_code == 0 and not list((tmp_path / "c").glob("*.npz"))
 
