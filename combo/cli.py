@@ -550,7 +550,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
     # what the scores leave out (members of @set:available, candidates a scores file has no score for): a "notes"
     # list in JSON (when there is one); beside TSV and CSV, which are data, "note:" lines on stderr
     notes = list(table.metadata.get("notes") or []) + [
-        f"{name}: no score for {n} candidates (segment level: nan in TSV and CSV, null in JSON; system level: from "
+        f"{name}: no score for {_count(n, 'candidate')} (segment level: nan in TSV and CSV, null in JSON; system level: from "
         "the scores given)" for name, n in (table.metadata.get("missing_scores") or {}).items()]
     if fmt == "json":
         doc = _clean(json.loads(table.to_json()))  # NaN (no score) is null: json.dumps would write invalid NaN
@@ -1554,11 +1554,11 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     click.echo(text, nl=False)
 
 
-def _lines(n: int) -> str:
+def _count(n: int, noun: str) -> str:
     """``1 line``, ``3 lines``."""
     from .progress import plural
 
-    return f"{n} {plural('line', n)}"
+    return f"{n} {plural(noun, n)}"
 
 
 def _system_name(path: str) -> str:
@@ -1621,7 +1621,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     streams = [read_lines(p, allow_empty=True) for p in refs]
     for p, stream in zip(refs[1:], streams[1:]):
         if len(stream) != len(streams[0]):
-            raise InputError(f"has {_lines(len(stream))} but {refs[0]} has {len(streams[0])}", p,
+            raise InputError(f"has {_count(len(stream), 'line')} but {refs[0]} has {len(streams[0])}", p,
                              fix="give one reference line per segment in every reference file")
     references = refs_from_streams(streams)
     if not references:
@@ -1643,7 +1643,7 @@ def apply_cmd(ctx, model_path, hyps, refs, level, fmt, out):
     for name, path in zip(names, hyps):
         lines = read_lines(path, allow_empty=True)
         if len(lines) != len(references):
-            raise InputError(f"has {_lines(len(lines))} but the references have {len(references)}", path,
+            raise InputError(f"has {_count(len(lines), 'line')} but the references have {len(references)}", path,
                              fix="give one hypothesis line per reference line")
         stats = metric.segment_statistics(lines, references)
         if level == "system":

@@ -29,6 +29,7 @@ from .meta.pairwise import (PreferencePairs, pair_scores, pairs_from_scores, pai
                             pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
 from .meta.significance import bootstrap
 from .meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pairwise_accuracy, wmt23_average, wmt23_tasks
+from .progress import plural
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed
 
@@ -613,7 +614,7 @@ class MetaEvaluator:
         left_out = self._human_left_out()
         unscored = int((np.isfinite(human) & ~np.isfinite(combined)).sum())
         if unscored:
-            left_out += (f"{unscored} judged systems without a metric score left out",)
+            left_out += (f"{unscored} judged {plural('system', unscored)} without a metric score left out",)
         return Quality(res.value, criterion, scheme, int(ok.sum()), 0, _joined(res.reason, *left_out),
                        units=(combined[ok], human[ok]), unit="systems", left_out=left_out)
 
@@ -638,7 +639,8 @@ class MetaEvaluator:
         pairs = self.preference_pairs()
         usable = np.isfinite(metric[pairs.better, pairs.segment]) & np.isfinite(metric[pairs.worse, pairs.segment])
         pairs = PreferencePairs(pairs.segment[usable], pairs.better[usable], pairs.worse[usable], pairs.tie[usable])
-        left_out = ((f"{int((~usable).sum())} preference pairs with a candidate without a metric score left out",)
+        dropped = int((~usable).sum())
+        left_out = ((f"{dropped} preference {plural('pair', dropped)} with a candidate without a metric score left out",)
                     if not usable.all() else ()) + self._queen_skipped(skipped, scheme)
         better, worse = pair_scores(metric, pairs)
         if criterion == "wmt_kendall":
@@ -659,7 +661,8 @@ class MetaEvaluator:
     def _unscored(self, judged: np.ndarray, metric: np.ndarray) -> Tuple[str, ...]:
         """The judged candidates left out for want of a metric score (none read for them: mtme:, scores:)."""
         unscored = int((judged & np.isnan(metric)).sum())
-        return (f"{unscored} judged candidates without a metric score left out",) if unscored else ()
+        return ((f"{unscored} judged {plural('candidate', unscored)} without a metric score left out",) if unscored
+                else ())
 
     def _queen_skipped(self, skipped: int, scheme: str) -> Tuple[str, ...]:
         """The segments a QUEEN combination skipped (too few references, or no candidate)."""
@@ -671,7 +674,7 @@ class MetaEvaluator:
     def _human_left_out(self) -> Tuple[str, ...]:
         """Human translations listed as systems, left out of system-level statistics (unless include_human)."""
         left = int((~self.system_mask).sum())
-        return (f"{left} human {'translation' if left == 1 else 'translations'} left out",) if left else ()
+        return (f"{left} human {plural('translation', left)} left out",) if left else ()
 
     def _wmt23(self, subset: Sequence[int], criterion: str, scheme: str) -> Quality:
         """The WMT23 statistics as mt-metrics-eval computes them (:mod:`combo.meta.wmt23`) on absolute scores."""

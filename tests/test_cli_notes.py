@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from combo.cli import main
 from five_refs import write_scores, write_testbed
 
-UNSCORED = "1 judged candidates without a metric score left out"
+UNSCORED = "1 judged candidate without a metric score left out"
 
 
 def run(*args):
@@ -68,7 +68,7 @@ def test_score_says_which_candidates_have_no_score_and_writes_valid_json(bed):
     parsed = json.loads(doc.output)
     assert [r for r in parsed["segment"] if r[f"scores:{scores}"] is None] == [
         {"system": "poor", "segment": "s1", f"scores:{scores}": None}]
-    expected = f"scores:{scores}: no score for 1 candidates"
+    expected = f"scores:{scores}: no score for 1 candidate"
     assert parsed["notes"][0].startswith(expected)
     tsv = _separate().invoke(main, ["score", "--testbed", str(tb), "-m", f"scores:{scores}", "-q"])
     assert tsv.exit_code == 0

@@ -150,7 +150,7 @@ def test_undefined_zero_counts_constant_groups_as_zero():
 def test_unjudged_cells_may_lack_metric_scores_but_judged_ones_may_not():
     human = np.array([[1.0, np.nan], [2.0, 3.0], [3.0, 1.0]])
     metric = np.array([[0.1, np.nan], [0.2, np.inf], [0.4, 0.1]])
-    with pytest.raises(InputError, match="1 judged candidates"):
+    with pytest.raises(InputError, match="1 judged candidate has"):
         pearson(metric, human)
     metric[1, 1] = 0.5
     assert pearson(metric, human).n_entries == 5

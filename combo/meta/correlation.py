@@ -193,7 +193,8 @@ def _grouped(metric: np.ndarray, human: np.ndarray, method: str, average_by: str
     n = np.count_nonzero(valid, axis=-1)
     missing = int(n.sum()) - np.count_nonzero(np.isfinite(x) & valid)
     if missing:
-        raise InputError(f"{missing} judged candidates have no finite metric score",
+        raise InputError(f"{missing} judged {'candidate has' if missing == 1 else 'candidates have'} no finite metric "
+                         "score",
                          fix="score every candidate that has a human judgment")
     x0 = _zeroed(x, weight)
     y0 = _zeroed(y, weight)
