@@ -784,6 +784,11 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
     coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
     if options.output == "human":
         judged = train & np.isfinite(data.targets)
+        if judged.sum() < 2:
+            raise OptionError(f"--output human fits the output to absolute human scores; these judgments are "
+                              f"{data.pairs.kind if data.pairs.kind != 'scores' else 'scores of fewer than 2 candidates'}"
+                              " (fix: use --output linear, or --judgments scores where the test bed has absolute "
+                              "scores)")
         a, c = calibrate(X[judged] @ coef + intercept, data.targets[judged])
         coef, intercept = a * coef, a * intercept + c
         chosen["calibration"] = {"scale": a, "offset": c, "rows": int(judged.sum()),
