@@ -331,6 +331,11 @@ def workdir(tmp_path_factory, data):
         (work / f"{name}.txt").write_text("".join(s + "\n" for s in sentences), encoding="utf-8")
         (work / f"{name}.trees").write_text("".join(_PENN[s] + "\n" for s in sentences), encoding="utf-8")
         (work / f"{name}.conllu").write_text("".join(_conllu(s) for s in sentences), encoding="utf-8")
+    # scores-cache (docs/scoring.md, the --cache DIR placeholder): the score cache the pages' earlier commands make,
+    # for the info and clear commands that follow them (each command runs in a fresh copy of this folder)
+    res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", "bleu", "-q", "--cache",
+                                    str(work / "scores-cache")])
+    assert res.exit_code == 0, res.output
     # the models the pages apply: trained as the pages train them, here without cross-validation
     for args in (["-m", "bleu", "-m", "chrf", "-m", "ter", "-m", "rouge-l", "--out", str(work / "model.json")],
                  ["-m", "bleu", "-m", "chrf", "--out", str(work / "ex.json")]):
