@@ -29,8 +29,12 @@ computed once. ``sst_naive`` / ``st_naive`` visit all node pairs (the
 quadratic algorithm of Collins & Duffy) and are kept as references.
 :class:`TreeKernel` scores many pairs at once: for SST and ST all pairs of a
 batch advance together in numpy (production-sorted node lists merged by
-sorting, Delta filled level by level of node height), and K(t, t) is cached
-per distinct tree.
+sorting, Delta filled level by level of node height); for PTK likewise (label-
+sorted lists), the child-subsequence programmes of many node pairs advancing
+together along the anti-diagonals of their tables, each Delta and each sum
+made of the same floating-point operations in the same order as the one-pair
+``_partial_tree_pair`` (kept as the reference), so the values are identical to
+the bit. K(t, t) is cached per distinct tree.
 
 The edit distance is Zhang & Shasha's (1989) with unit costs (insert, delete,
 relabel), equal to ``zss.distance`` with those costs, turned into a
@@ -39,6 +43,7 @@ similarity ``1 - TED / (|a| + |b|)`` (|t| = number of nodes; TED <= |a| + |b|).
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -237,8 +242,12 @@ def _partial_tree_pair(a: TreeIndex, b: TreeIndex, lam: float, mu: float) -> flo
     for i, j in pairs:
         ca, cb = a_children[i], b_children[j]
         if len(ca) == 1 or len(cb) == 1:
-            # only subsequences of length 1, each weighing 1
-            s = sum(child_delta(ci, cj) for ci in ca for cj in cb)
+            # only subsequences of length 1, each weighing 1; added one by one (sum() compensates from
+            # Python 3.12 on), as the batch adds them
+            s = 0.0
+            for ci in ca:
+                for cj in cb:
+                    s += child_delta(ci, cj)
         else:
             # T(x, y): weighted common subsequences ending exactly at (x, y);
             # D(x, y) = sum_{x'<=x, y'<=y} lambda^(x-x' + y-y') T(x', y').
@@ -394,6 +403,238 @@ def _subset_tree_batch(f: _Forest, left: np.ndarray, right: np.ndarray,
 
 
 # ---------------------------------------------------------------------------
+# PTK, many pairs at once (numpy)
+# ---------------------------------------------------------------------------
+
+def _chained(lists, count: int) -> np.ndarray:
+    return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=count)
+
+
+class _PtkForest:
+    """Internal nodes of distinct trees end to end, for :func:`_partial_tree_batch`.
+
+    Internal node ``u`` (global position) has ``label[u]``, ``unary[u]`` (one
+    child, a leaf), ``height[u]``, ``node[u]`` (its pre-order id) and children
+    records ``child_ptr[u]:child_ptr[u+1]`` (``child_label``, ``child_kind``:
+    0 leaf, 1 unary, 2 other internal; ``child_production``, ``child_rank``).
+    The internal nodes of tree ``t`` are ``tree_ptr[t]:tree_ptr[t+1]``, sorted by
+    (label, unary, pre-order id): ``child_rank`` is a node's position among the
+    internal nodes of its label in its tree. ``leaves``, ``internal``,
+    ``unaries`` (trees x labels) and ``unary_productions`` (trees x productions)
+    count nodes for the closed forms of :func:`_partial_tree_pair`.
+    """
+
+    def __init__(self, trees: Sequence[Tree]):
+        indexes = [t.index for t in trees]
+        n_trees = len(trees)
+        sizes = np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=n_trees)
+        offset = np.concatenate(([0], np.cumsum(sizes)))
+        total = int(offset[-1])
+        label = _chained((ix.label_ids for ix in indexes), total)
+        production = _chained((ix.production_ids for ix in indexes), total)
+        height = _chained((ix.height for ix in indexes), total)
+        parent = _chained((ix.parent for ix in indexes), total)
+        arity = _chained((t.arities for t in trees), total)
+        tree = np.repeat(np.arange(n_trees, dtype=np.int64), sizes)
+        leaf = arity == 0
+        unary = np.zeros(total, dtype=bool)
+        one = np.flatnonzero(arity == 1)
+        unary[one] = leaf[one + 1]  # the only child is the next node in pre-order
+        kind = np.where(leaf, 0, np.where(unary, 1, 2))
+        self.n_labels = n_labels = np.int64(int(label.max()) + 1 if total else 1)
+        # internal nodes by (tree, label, unary, pre-order id): lexsort is stable and ids increase
+        ids = np.flatnonzero(~leaf)
+        ids = ids[np.lexsort((unary[ids], label[ids], tree[ids]))]
+        tree_keys = tree[ids] * n_labels + label[ids]
+        _, starts, counts = _runs(tree_keys)
+        rank = np.full(total, -1, dtype=np.int64)
+        rank[ids] = np.arange(len(ids)) - np.repeat(starts, counts)
+        self.tree_ptr = np.concatenate(([0], np.cumsum(np.bincount(tree[ids], minlength=n_trees))))
+        self.label, self.unary, self.height = label[ids], unary[ids], height[ids]
+        self.node = ids - offset[tree[ids]]
+        # the children of a node, in order, are the nodes whose parent it is, by pre-order id
+        has_parent = np.flatnonzero(parent >= 0)
+        by_parent = has_parent[np.argsort(parent[has_parent] + offset[tree[has_parent]], kind="stable")]
+        first_child = np.cumsum(arity) - arity
+        slots, _ = _ranges(first_child[ids], arity[ids])
+        kids = by_parent[slots]
+        self.child_ptr = np.concatenate(([0], np.cumsum(arity[ids])))
+        self.child_label, self.child_kind = label[kids], kind[kids]
+        self.child_production, self.child_rank = production[kids], rank[kids]
+
+        def counts_of(where: np.ndarray, column: np.ndarray, width: int) -> sparse.csr_matrix:
+            return sparse.csr_matrix((np.ones(int(where.sum()), dtype=np.int64), (tree[where], column[where])),
+                                     shape=(n_trees, width))  # duplicates add up
+
+        self.leaves = counts_of(leaf, label, int(n_labels))
+        self.internal = counts_of(~leaf, label, int(n_labels))
+        self.unaries = counts_of(unary, label, int(n_labels))
+        n_prod = int(production.max()) + 1 if total else 1
+        self.unary_productions = counts_of(unary, production, max(n_prod, 1))
+
+
+def _row_dots(a: sparse.csr_matrix, left: np.ndarray, b: sparse.csr_matrix, right: np.ndarray) -> np.ndarray:
+    """``a[left[k]] . b[right[k]]`` for every k (integer counts: exact)."""
+    return np.asarray(a[left].multiply(b[right]).sum(axis=1), dtype=np.int64).ravel()
+
+
+_PTK_CELLS = 1 << 18  # cells of the dynamic programme's tables done together (memory, cache)
+
+
+def _padded(n: np.ndarray) -> np.ndarray:
+    """``n`` as is below 16, else rounded up to 4 significant bits (a table padded by under 1/8 a side)."""
+    step = np.left_shift(1, np.maximum(np.floor(np.log2(np.maximum(n, 1))).astype(np.int64) - 3, 0))
+    return -(-n // step) * step
+
+
+def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
+                        lam: float, mu: float) -> np.ndarray:
+    """PTK of the tree pairs (left[p], right[p]) of a forest, equal to :func:`_partial_tree_pair` to the bit.
+
+    1. the closed forms (pairs with a leaf, unary x unary pairs) from per-tree
+       label and production counts;
+    2. the other node pairs with equal labels: per pair, the label-sorted
+       internal node lists are merged on (pair, label); a group with c_l, c_r
+       nodes (n_l, n_r of them not unary, listed first) holds the n_l * c_r
+       pairs of a non-unary left node, then the (c_l - n_l) * n_r pairs of a
+       unary left node with a non-unary right one;
+    3. Delta level by level of min(height) (child pairs are lower); within a
+       level, the dynamic programme of all node pairs advances together along
+       anti-diagonals of their (children x children) tables (Moschitti 2006b's
+       Delta_p recursion, summed over p as in the reference);
+    4. per pair, the closed form then each Delta by decreasing (i, j), added in
+       that order (np.bincount adds in input order), as the reference does.
+    """
+    n_pairs = len(left)
+    if not n_pairs:
+        return np.zeros(0)
+    lam2 = lam * lam
+    leaf_value = mu * lam2
+    unary_same = leaf_value * (1.0 + mu)
+    leafy = (_row_dots(f.leaves, left, f.leaves + f.internal, right)
+             + _row_dots(f.leaves, right, f.internal, left))
+    unary_pairs = _row_dots(f.unaries, left, f.unaries, right)
+    same_word = _row_dots(f.unary_productions, left, f.unary_productions, right)
+    closed = (leaf_value * (leafy + unary_pairs).astype(float)
+              + (unary_same - leaf_value) * same_word.astype(float))
+    n_labels = f.n_labels
+    sides = []
+    for trees in (left, right):
+        idx, pair = _ranges(f.tree_ptr[trees], f.tree_ptr[trees + 1] - f.tree_ptr[trees])
+        keys, start, count = _runs(pair * n_labels + f.label[idx])
+        unary_before = np.concatenate(([0], np.cumsum(f.unary[idx])))
+        plain = count - (unary_before[start + count] - unary_before[start])
+        sides.append((idx, keys, start, count, plain))
+    (idx_l, keys_l, start_l, count_l, plain_l), (idx_r, keys_r, start_r, count_r, plain_r) = sides
+    if not len(keys_l) or not len(keys_r):
+        return closed
+    pos = np.minimum(np.searchsorted(keys_r, keys_l), len(keys_r) - 1)
+    hit = keys_r[pos] == keys_l
+    m_l, m_r = np.flatnonzero(hit), pos[hit]
+    group_keys = keys_l[m_l]
+    c_r, n_l, n_r = count_r[m_r], plain_l[m_l], plain_r[m_r]
+    first = n_l * c_r
+    sizes = first + (count_l[m_l] - n_l) * n_r
+    keep = sizes > 0
+    group_keys, c_r, n_l, n_r, first, sizes = (x[keep] for x in (group_keys, c_r, n_l, n_r, first, sizes))
+    m_l, m_r = m_l[keep], m_r[keep]
+    if not len(sizes):
+        return closed
+    group_start = np.cumsum(sizes) - sizes
+    q, group = _ranges(np.zeros(len(sizes), dtype=np.int64), sizes)
+    head = q < first[group]
+    width = np.maximum(n_r, 1)[group]
+    rest = q - first[group]
+    row = np.where(head, q // c_r[group], n_l[group] + rest // width)
+    col = np.where(head, q % c_r[group], rest % width)
+    u = idx_l[start_l[m_l][group] + row]
+    v = idx_r[start_r[m_r][group] + col]
+    pair_of = group_keys[group] // n_labels
+    delta = np.zeros(len(u))
+    levels = np.minimum(f.height[u], f.height[v])
+    by_level = np.argsort(levels, kind="stable")
+    bounds = np.flatnonzero(np.diff(levels[by_level])) + 1
+    ptr = f.child_ptr
+    c_label, c_kind, c_prod, c_rank = f.child_label, f.child_kind, f.child_production, f.child_rank
+
+    def children_sums(nodes: np.ndarray, rows: int, cols: int) -> np.ndarray:
+        """sum_p Delta_p over the children of the node pairs ``nodes`` (at most rows x cols children; 0 x 0 if
+        one side has a single child), by the reference's dynamic programme, the pairs side by side."""
+        uu, vv = u[nodes], v[nodes]
+        n_u, n_v = ptr[uu + 1] - ptr[uu], ptr[vv + 1] - ptr[vv]
+        # the cells (x, y): child pairs, row by row
+        cells, owner = _ranges(np.zeros(len(nodes), dtype=np.int64), n_u * n_v)
+        width = n_v[owner]
+        x = cells // width
+        y = cells - x * width
+        su, sv = ptr[uu][owner] + x, ptr[vv][owner] + y
+        # Delta of each child pair, as the reference's child_delta
+        lab = c_label[su]
+        d = np.zeros(len(cells))
+        same = lab == c_label[sv]
+        ku, kv = c_kind[su], c_kind[sv]
+        d[same & ((ku == 0) | (kv == 0))] = leaf_value
+        both_unary = same & (ku == 1) & (kv == 1)
+        d[both_unary] = np.where(c_prod[su[both_unary]] == c_prod[sv[both_unary]], unary_same, leaf_value)
+        inner = np.flatnonzero(same & (ku > 0) & (kv > 0) & ~((ku == 1) & (kv == 1)))
+        if len(inner):
+            g = np.searchsorted(group_keys, pair_of[nodes][owner[inner]] * n_labels + lab[inner])
+            r, s = c_rank[su[inner]], c_rank[sv[inner]]
+            found = group_start[g] + np.where(r < n_l[g], r * c_r[g] + s, first[g] + (r - n_l[g]) * n_r[g] + s)
+            d[inner] = delta[found]
+        if not rows:
+            # one child on a side: subsequences of length 1 only, T = Delta, added row by row
+            return np.bincount(owner, weights=d, minlength=len(nodes))
+        # D(x, y) and T(x, y) in (rows + 1) x (cols + 1) tables with a zero border, one row per node pair;
+        # anti-diagonal x + y = k of a row-major table is the strided slice k + x * cols
+        w = cols + 1
+        size = (rows + 1) * w
+        dd = np.zeros((len(nodes), size))
+        hit = np.flatnonzero(d)
+        dd.reshape(-1)[owner[hit] * size + (x[hit] + 1) * w + y[hit] + 1] = d[hit]
+        table = np.zeros_like(dd)
+        t = np.zeros_like(dd)
+        for k in range(2, rows + cols + 1):
+            start = k + max(1, k - cols) * cols
+            stop = k + min(rows, k - 1) * cols + 1
+            here = slice(start, stop, cols)
+            before = table[:, start - w - 1:stop - w - 1:cols]
+            value = dd[:, here]
+            value = np.where(value != 0, value * (1.0 + before), 0.0)
+            t[:, here] = value
+            table[:, here] = (value + lam * (table[:, start - w:stop - w:cols] + table[:, start - 1:stop - 1:cols])
+                              - lam2 * before)
+        # each node pair's T added row by row (the padding adds nothing: T = 0 where Delta = 0)
+        flat = t.reshape(-1)
+        hit = np.flatnonzero(flat)
+        return np.bincount(hit // size, weights=flat[hit], minlength=len(nodes))
+
+    for level in np.split(by_level, bounds):
+        # node pairs with tables of similar shapes together, in parts of about _PTK_CELLS cells
+        n_u = ptr[u[level] + 1] - ptr[u[level]]
+        n_v = ptr[v[level] + 1] - ptr[v[level]]
+        single = (n_u == 1) | (n_v == 1)
+        rows = np.where(single, 0, _padded(n_u))
+        cols = np.where(single, 0, _padded(n_v))
+        shape = rows * (1 + int(cols.max())) + cols
+        order = np.argsort(shape, kind="stable")
+        level, shape, rows, cols = level[order], shape[order], rows[order], cols[order]
+        cells = np.where(rows > 0, (rows + 1) * (cols + 1), n_u[order] * n_v[order])
+        _, starts, counts = _runs(shape)
+        for begin, count in zip(starts.tolist(), counts.tolist()):
+            run = slice(begin, begin + count)
+            r, c = int(rows[begin]), int(cols[begin])
+            pieces = np.cumsum(cells[run]) // _PTK_CELLS
+            for part in np.split(level[run], np.flatnonzero(np.diff(pieces)) + 1):
+                delta[part] = mu * (lam2 + children_sums(part, r, c))
+    i, j = f.node[u], f.node[v]
+    span = np.int64(max(int(i.max()), int(j.max())) + 1)
+    order = np.argsort((pair_of * span + (span - 1 - i)) * span + (span - 1 - j))  # by decreasing (i, j)
+    return np.bincount(np.concatenate((np.arange(n_pairs), pair_of[order])),
+                       weights=np.concatenate((closed, delta[order])), minlength=n_pairs)
+
+
+# ---------------------------------------------------------------------------
 # Normalised kernels over many pairs
 # ---------------------------------------------------------------------------
 
@@ -413,7 +654,7 @@ class TreeKernel:
     ``kind``: ``"sst"``, ``"st"`` or ``"ptk"``; ``lam``: decay lambda in (0, 1]
     (default 0.4, SVM-light-TK's); ``mu``: PTK's vertical decay in (0, 1].
     ``kernel(a, b)`` is one normalised value; ``kernel.pairs(left, right)`` the
-    values of many pairs (SST and ST vectorised over all of them);
+    values of many pairs (vectorised over all of them);
     ``kernel.matrix(rows, cols)`` all combinations.
     """
 
@@ -458,15 +699,18 @@ class TreeKernel:
 
     def _raw_many(self, trees: List[Tree], left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Unnormalised K(trees[left[k]], trees[right[k]]) of distinct index pairs."""
-        if self.kind == "ptk" or len(left) < 4:
+        if len(left) < 4:
             return np.array([self.raw(trees[i], trees[j]) for i, j in zip(left, right)])
-        sigma = 1.0 if self.kind == "sst" else 0.0
-        forest = _Forest(trees)
+        if self.kind == "ptk":
+            forest, batch = _PtkForest(trees), _partial_tree_batch
+            options: Tuple[float, float] = (self.lam, self.mu)
+        else:
+            forest, batch = _Forest(trees), _subset_tree_batch
+            options = (self.lam, 1.0 if self.kind == "sst" else 0.0)
         out = np.zeros(len(left))
         step = self.batch_size
         for start in range(0, len(left), step):
-            out[start:start + step] = _subset_tree_batch(
-                forest, left[start:start + step], right[start:start + step], self.lam, sigma)
+            out[start:start + step] = batch(forest, left[start:start + step], right[start:start + step], *options)
         return out
 
     def pairs(self, left: Sequence[Tree], right: Sequence[Tree]) -> np.ndarray:
