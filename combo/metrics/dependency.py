@@ -43,6 +43,7 @@ from .pairwise_metric import PairwiseMetric, named_column_sums
 from .registry import register
 
 PARSERS = ("spacy", "supplied")
+LEMMATISED = "dependencies+lemmas"  # the layer of the metrics matching lemmas
 CHUNK = 16384  # pairs per block of dense (pairs x relations) arrays
 
 _EMPTY_PARSE = DependencyParse((), (), (), (), ())
@@ -112,10 +113,11 @@ def _not_dependency_tree(tree: Tree, why: str) -> InputError:
                       fix="supply dependency trees read from CoNLL-U (combo.analysis.trees.read_conllu)")
 
 
-def dependency_parses(texts: Sequence[str], parser: str) -> List[DependencyParse]:
-    """The dependency parse of each text: spaCy's, or decoded from the supplied trees."""
+def dependency_parses(texts: Sequence[str], parser: str, lemmas: bool = False) -> List[DependencyParse]:
+    """The dependency parse of each text: spaCy's (with ``lemmas``, the ``dependencies+lemmas`` layer's), or
+    decoded from the supplied trees."""
     if parser == "spacy":
-        return annotate("dependencies", texts)
+        return annotate(LEMMATISED if lemmas else "dependencies", texts)
     return [parse_of_tree(t) for t in supplied_trees("dependencies", texts)]
 
 
@@ -325,9 +327,23 @@ class DependencyMetric(PairwiseMetric):
     def language_support(self) -> Tuple[Tuple[str, ...], str]:
         return ((), "") if self.params["parser"] == "supplied" else super().language_support()
 
+    def _post_init(self) -> None:
+        if self.matches_lemmas():
+            if self.params["parser"] == "supplied":
+                raise OptionError(f"{self.name}: {self._lemma_option()}=lemmas needs parser=spacy (supplied trees "
+                                  "carry no lemmas)")
+            self.layers = (LEMMATISED,)  # the parse with spaCy's lemmatiser run too
+
+    def _lemma_option(self) -> str:
+        return "over" if "over" in self.options else "form"
+
+    def matches_lemmas(self) -> bool:
+        """Whether the metric matches lemmas, which only the ``dependencies+lemmas`` layer gives."""
+        return self.params.get(self._lemma_option()) == "lemmas"
+
     def check_resources(self) -> None:
         if self.params["parser"] == "spacy":
-            get_layer("dependencies").check()
+            get_layer(self.layers[0]).check()
 
 
 @register("dp-hwcm")
@@ -349,12 +365,8 @@ class HeadWordChainMatching(DependencyMetric):
         "lowercase": LOWERCASE_OPTION,
     }
 
-    def _post_init(self) -> None:
-        if self.params["parser"] == "supplied" and self.params["over"] == "lemmas":
-            raise OptionError("dp-hwcm: over=lemmas needs parser=spacy (supplied trees carry no lemmas)")
-
     def analyse(self, texts: Sequence[str]) -> List[sparse.csr_matrix]:
-        parses = dependency_parses(texts, self.params["parser"])
+        parses = dependency_parses(texts, self.params["parser"], self.matches_lemmas())
         over = self.params["over"]
         if over == "categories":
             _require_tags(parses, texts)
@@ -396,12 +408,8 @@ class DependencyRelationOverlap(DependencyMetric):
         "lowercase": LOWERCASE_OPTION,
     }
 
-    def _post_init(self) -> None:
-        if self.params["parser"] == "supplied" and self.params["form"] == "lemmas":
-            raise OptionError("dp-or: form=lemmas needs parser=spacy (supplied trees carry no lemmas)")
-
     def analyse(self, texts: Sequence[str]) -> RelationItems:
-        parses = dependency_parses(texts, self.params["parser"])
+        parses = dependency_parses(texts, self.params["parser"], self.matches_lemmas())
         form = self.params["form"]
         table = token_table(parses, (form, "relations"), self.params["lowercase"])
         return relation_items(table, form)
@@ -446,6 +454,7 @@ class DependencyTreeKernel(DependencyTreeMetric):
     }
 
     def _post_init(self) -> None:
+        super()._post_init()
         self._kernel = TreeKernel(self.params["kernel"], self.params["lam"], self.params["mu"])
 
     def compare(self, analysis: List[Tree], hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
