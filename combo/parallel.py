@@ -115,9 +115,11 @@ def running_task():
 
 
 def _init_worker() -> None:
-    """A pool worker: one BLAS thread, and no pools of its own."""
+    """A pool worker: one BLAS thread, one OpenMP thread for a runtime it loads later (the sentence encoder's
+    PyTorch), and no pools of its own."""
     global _IN_WORKER
     _IN_WORKER = True
+    os.environ["OMP_NUM_THREADS"] = "1"
     _limit_threads()
 
 

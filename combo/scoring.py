@@ -563,7 +563,9 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
 #: Analysis layers costly enough to annotate once, in parallel, before the metrics that read them are scored
 #: with ``jobs > 1``: otherwise each worker process annotates the same texts (41% more CPU for the same scores
 #: on WMT12 cs-en with the heterogeneous set), while the parse itself ran in one process at a time per metric.
-PARALLEL_LAYERS = ("shallow", "dependencies")
+#: The sentence encoder comes first: it costs more than the rest of the heterogeneous set together, and on its
+#: own at the end of a run it kept one core busy for minutes after the other metrics had finished.
+PARALLEL_LAYERS = ("sentence-embeddings", "dependencies", "dependencies+lemmas", "shallow")
 #: Fewer texts to annotate than this: not worth starting worker processes for.
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
@@ -589,24 +591,32 @@ def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) ->
         texts = task[2].texts if task[0] is _score_row_chunk else task[2]
         for name in _costly_layers(task[1]):
             texts_of.setdefault(name, {}).update(dict.fromkeys(texts))
-    for name, texts in texts_of.items():
-        prepare(name, list(texts), annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
+    for name in sorted(texts_of, key=PARALLEL_LAYERS.index):
+        prepare(name, list(texts_of[name]),
+                annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
 
 
 def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool) -> List[str]:
-    """The stored forms of ``texts`` by one layer, in chunks spread over forked worker processes, in order. The
-    annotator (spaCy's model, TextBlob) is loaded here first, so the workers inherit it instead of each loading
-    its own."""
-    from .analysis.layers import annotate_texts
+    """The stored forms of ``texts`` (in the order :func:`~combo.analysis.layers.ordered` gives) by one layer, in
+    chunks spread over forked worker processes, in order. A parser (spaCy's model, TextBlob) is loaded here
+    first, so the workers inherit it instead of each loading its own; the sentence encoder is loaded by each
+    worker, which runs it on one thread (:func:`combo.parallel._init_worker`), so that no process here holds
+    the threads of a deep-learning runtime when the workers are forked."""
+    from .analysis.layers import annotate_texts, get_layer
     from .parallel import run_tasks, workers_for
 
     workers = workers_for(jobs)
     if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS:
         return annotate_texts(layer_name, texts)
-    first = annotate_texts(layer_name, texts[:1])  # loads the annotator in this process
-    step = -(-(len(texts) - 1) // (4 * workers))
-    chunks = [(layer_name, texts[start:start + step]) for start in range(1, len(texts), step)]
-    results = run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis")
+    layer = get_layer(layer_name)
+    first: List[str] = []
+    if layer.order(texts[:1]) is None:  # each text alone: one analysis here loads the parser
+        first, texts = annotate_texts(layer_name, texts[:1]), texts[1:]
+    step = -(-len(texts) // (4 * workers))
+    step = -(-step // layer.group) * layer.group  # pieces start at multiples of the layer's group
+    chunks = [(layer_name, texts[start:start + step]) for start in range(0, len(texts), step)]
+    results = run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis",
+                        weights=[sum(map(len, chunk)) for _, chunk in chunks])  # longest texts first
     return first + [value for chunk in results for value in chunk]
 
 

@@ -278,16 +278,35 @@ def _quiet_transformers():
             hf_logging.enable_progress_bar()
 
 
-def encode_sentences(texts: Sequence[str], name: str = MINILM, batch_size: int = 64) -> np.ndarray:
-    """Unit-length embeddings of ``texts`` (float64, one row each); an empty or blank text gets zeros."""
+#: Texts per forward pass of the sentence encoder.
+ENCODER_BATCH = 64
+
+
+def length_order(texts: Sequence[str]) -> List[int]:
+    """The order in which texts are encoded: longest first, blank texts last, ties in the given order.
+
+    Batches of :data:`ENCODER_BATCH` consecutive texts in this order pad little, and a text's embedding depends
+    (in its last float32 bits) on the texts padded with it, so every caller batches this one way: cut the
+    ordered texts at multiples of :data:`ENCODER_BATCH` and the embeddings are the same however the pieces are
+    spread over calls or processes.
+    """
+    return sorted(range(len(texts)), key=lambda k: (not texts[k].strip(), -len(texts[k])))
+
+
+def encode_sentences(texts: Sequence[str], name: str = MINILM, batch_size: int = ENCODER_BATCH) -> np.ndarray:
+    """Unit-length embeddings of ``texts`` (float64, one row each); an empty or blank text gets zeros.
+
+    The non-blank texts are encoded in batches of ``batch_size`` consecutive texts of :func:`length_order`, one
+    forward pass each."""
     texts = list(texts)
     model = load_sentence_encoder(name)
     dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
     dim = int(dimension())
     out = np.zeros((len(texts), dim))
-    todo = [k for k, t in enumerate(texts) if t.strip()]
-    if todo:
-        emb = model.encode([texts[k] for k in todo], batch_size=batch_size, convert_to_numpy=True,
+    todo = [k for k in length_order(texts) if texts[k].strip()]
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start:start + batch_size]
+        emb = model.encode([texts[k] for k in batch], batch_size=len(batch), convert_to_numpy=True,
                            normalize_embeddings=True, show_progress_bar=False)
-        out[todo] = np.asarray(emb, dtype=np.float64)
+        out[batch] = np.asarray(emb, dtype=np.float64)
     return out

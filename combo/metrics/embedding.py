@@ -263,15 +263,16 @@ class SentenceEmbeddingCosine(PairwiseMetric):
     higher_is_better = True
     value_range = (-1.0, 1.0)
     resources = (MINILM,)
+    layers = ("sentence-embeddings",)
     languages = ("en",)
     language_note = "all-MiniLM-L6-v2 was trained on English sentence pairs"
     citation = "Reimers & Gurevych 2019 (Sentence-BERT), cosine of mean-pooled all-MiniLM-L6-v2 embeddings"
     options = {
         "model": Option(MINILM, "sentence encoder", choices=SENTENCE_ENCODERS),
     }
-    # Encoding every text, on the one thread a worker has: 7-14 minutes per WMT12 into-English pair against
-    # about 2.8 s for BLEU (benchmarks/bench_heterogeneous.py). Started first, it runs beside the other
-    # metrics; started among them, it ran alone for 7-14 minutes after they had finished.
+    # With local workers the texts are encoded before any metric starts, spread over them
+    # (combo.scoring.PARALLEL_LAYERS), and this task only reads the embeddings. On a Dask cluster the task
+    # encodes every text itself (minutes per WMT12 pair against seconds for BLEU), so it is started first.
     relative_cost = 200.0
 
     def check_resources(self) -> None:

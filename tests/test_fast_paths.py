@@ -1,0 +1,86 @@
+"""The fast paths of the heterogeneous metrics give what the paths they replace gave, on real WMT12 lines.
+
+- spaCy with only its tagger and parser (the ``dependencies`` layer) against the full pipeline, attribute
+  ruler and lemmatiser included (``dependencies+lemmas``, what that layer ran before): the same words, tags,
+  heads and relations.
+- MiniLM encoded in fixed batches of the length order: the same embeddings however the texts are split into
+  pieces (calls, worker processes), and the same ``sent-emb`` scores with ``jobs=2`` (encoded in the workers
+  before the metrics start) as in one process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+from combo import score_testbed
+from combo.analysis import layers
+from combo.analysis.layers import annotate
+from combo.testbed import Segment, Testbed
+
+SEGMENTS = 60
+
+
+@pytest.fixture(scope="module")
+def wmt12_slice(wmt12_de_en):
+    """The first 60 segments of WMT12 de-en with four of its systems (240 candidates, 300 texts)."""
+    refs, systems = wmt12_de_en
+    names = sorted(systems)[:4]
+    return Testbed(name="wmt12-de-en-60", segments=[Segment(id=str(i), source="", references=[refs[i]])
+                                                   for i in range(SEGMENTS)],
+                   candidates={name: dict(enumerate(systems[name][:SEGMENTS])) for name in names},
+                   metadata={"target_language": "en"})
+
+
+def _texts(tb: Testbed):
+    return list(dict.fromkeys([t for _, _, t in tb.rows()] + [r for s in tb.segments for r in s.references]))
+
+
+def test_the_parser_alone_gives_the_full_pipelines_columns(wmt12_slice):
+    pytest.importorskip("spacy")
+    texts = _texts(wmt12_slice)
+    layers.set_cache_dir(None)
+    try:
+        lite = annotate("dependencies", texts)
+        full = annotate("dependencies+lemmas", texts)
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert [p[:4] for p in lite] == [p[:4] for p in full]
+    assert all(p.lemmas == () for p in lite) and all(len(p.lemmas) == len(p.words) for p in full)
+    assert sum(p.lemmas != p.words for p in full) > 100  # the lemmatiser did run there
+
+
+def test_sentence_embeddings_do_not_depend_on_how_the_texts_are_split(wmt12_slice):
+    pytest.importorskip("sentence_transformers")
+    from combo.analysis.embeddings import ENCODER_BATCH, encode_sentences, length_order
+
+    texts = _texts(wmt12_slice)[:200] + ["", "  "]
+    whole = encode_sentences(texts)
+    ordered = [texts[k] for k in length_order(texts)]
+    assert sorted(ordered[-2:]) == ["", "  "]  # blank texts last: pieces of the order stay aligned on the batches
+    cut = 3 * ENCODER_BATCH
+    pieces = np.vstack([encode_sentences(ordered[:cut]), encode_sentences(ordered[cut:])])
+    assert np.array_equal(pieces, whole[length_order(texts)])
+    assert not whole[-2:].any()
+
+
+def test_two_workers_encode_first_and_give_one_process_scores(monkeypatch, wmt12_slice):
+    pytest.importorskip("sentence_transformers")
+    import combo.scoring as scoring
+
+    monkeypatch.setattr(scoring, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)
+    calls = []
+    real = scoring._annotate_in_parallel
+    monkeypatch.setattr(scoring, "_annotate_in_parallel", lambda *a: calls.append(a[0]) or real(*a))
+    metrics = ["sent-emb", "dp-hwcm", "bleu"]
+    layers.set_cache_dir(None)
+    try:
+        one = score_testbed(wmt12_slice, metrics)
+        two = score_testbed(wmt12_slice, metrics, jobs=2)
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert calls == ["sentence-embeddings", "dependencies"]  # the encoder first, before any metric
+    assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
+    assert multiprocessing.active_children() == []
