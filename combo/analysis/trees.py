@@ -90,6 +90,10 @@ def label_id(label: str) -> int:
     return current_tree_ids().label_id(label)
 
 
+_ONE_CHILD_MAX = 4096
+_ONE_CHILD = tuple((c,) for c in range(_ONE_CHILD_MAX))  # the children of one-child nodes, shared (immutable)
+
+
 class TreeIndex:
     """Derived, cached data of one tree; node ``i`` is the ``i``-th in pre-order.
 
@@ -124,33 +128,47 @@ class TreeIndex:
         end = list(range(1, n + 1))
         height = [0] * n
         prods = [-1] * n
-        get_prod = numbering.productions.get
-        # right to left: the children of i are i + 1, end[i + 1], ... and are done before i
+        codes = [x + x + (not a) for x, a in zip(ids, arities)]  # a child in a production: label, leaf or not
+        productions = numbering.productions
+        get_prod = productions.get
+        one = _ONE_CHILD
+        # right to left, the roots of the subtrees already done on a stack (the nearest last): the children
+        # of i are the top arity[i] of them
+        stack: List[int] = []
+        push, pop = stack.append, stack.pop
         for i in range(n - 1, -1, -1):
             arity = arities[i]
             if not arity:
+                push(i)
                 continue
-            kids = []
-            c = i + 1
-            h = 0
-            for _ in range(arity):
-                kids.append(c)
+            if arity == 1:
+                c = pop()
+                children[i] = one[c] if c < _ONE_CHILD_MAX else (c,)
                 parent[c] = i
-                if height[c] > h:
-                    h = height[c]
-                c = end[c]
-            end[i] = c
-            height[i] = h + 1
-            children[i] = kids = tuple(kids)
-            key = (ids[i], tuple([2 * ids[k] + (not arities[k]) for k in kids]))
+                end[i] = end[c]
+                height[i] = height[c] + 1
+                key = (ids[i], (codes[c],))
+            else:
+                kids = children[i] = tuple(stack[:-arity - 1:-1])
+                if len(kids) < arity:
+                    raise InputError("the pre-order sequence ends before every node has its children")
+                del stack[-arity:]
+                h = 0
+                for c in kids:
+                    parent[c] = i
+                    if height[c] > h:
+                        h = height[c]
+                end[i] = end[c]
+                height[i] = h + 1
+                key = (ids[i], tuple([codes[c] for c in kids]))
             p = get_prod(key)
-            prods[i] = p if p is not None else numbering.intern(numbering.productions, key)
+            prods[i] = p if p is not None else numbering.intern(productions, key)
+            push(i)
         self.children, self.parent, self.end, self.height = children, parent, end, height
         self.production_ids = prods
         pre: Dict[int, int] = {}
         phrasal: Dict[int, List[int]] = {}
-        for i in range(n):
-            p = prods[i]
+        for i, p in enumerate(prods):
             if p < 0:
                 continue
             if height[i] == 1:
@@ -274,7 +292,7 @@ class Tree:
     def from_preorder(cls, labels: Sequence[str], arities: Sequence[int],
                       validate: bool = True) -> "Tree":
         """The tree whose pre-order labels and child counts are given."""
-        labels, arities = tuple(labels), tuple(int(a) for a in arities)
+        labels, arities = tuple(labels), tuple(map(int, arities))
         if validate:
             if len(labels) != len(arities):
                 raise InputError("labels and arities differ in length")
@@ -404,6 +422,14 @@ def _check_label(label) -> str:
     if not isinstance(label, str) or not label:
         raise InputError(f"a tree label must be a non-empty string, got {label!r}")
     return label
+
+
+def _check_labels(labels: List) -> None:
+    """:func:`_check_label` of each label (the first bad one raises), the common case at C speed."""
+    if set(map(type, labels)) <= {str} and "" not in labels:
+        return
+    for s in labels:
+        _check_label(s)
 
 
 def _escape(label: str) -> str:
@@ -593,43 +619,43 @@ def from_dependencies(words: Sequence[str], heads: Sequence[int], relations: Seq
 
     if n == 0:
         return EMPTY_TREE
-    dependents: List[List[int]] = [[] for _ in range(n + 1)]  # 0: the virtual root
-    for t in range(n):
-        h = int(heads[t])
-        if h < 0 or h > n or h == t + 1:
-            raise fail(f"token {t + 1} ({words[t]!r}) has head {h}, outside 0..{n} or itself", t)
-        dependents[h].append(t + 1)
-    roots = dependents[0]
+    before: List[List[int]] = [[] for _ in range(n + 1)]  # the dependents left of each head (0: the root)
+    after: List[List[int]] = [[] for _ in range(n + 1)]  # and right of it
+    for t, h in enumerate(map(int, heads), 1):
+        if h < 0 or h > n or h == t:
+            raise fail(f"token {t} ({words[t - 1]!r}) has head {h}, outside 0..{n} or itself", t - 1)
+        (before if t < h else after)[h].append(t)
+    roots = after[0]
     if not roots:
         raise fail("no token has head 0: the heads form a cycle", 0)
     labels: List[str] = []
     arities: List[int] = []
-    # work items: ("tok", t) a token node, ("pos", t) its POS node, ("word", t) its word
-    stack: List[Tuple[str, int]] = []
     if len(roots) > 1:
         labels.append("ROOT")
         arities.append(len(roots))
-    stack.extend(("tok", r) for r in reversed(roots))
+    # a stack of the tokens to visit (t) and of the tokens whose (POS word) comes next (-t)
+    stack = roots[::-1]
+    push, pop = stack.extend, stack.pop
+    emit, emit_arity = labels.append, arities.append
     visited = 0
     while stack:
-        kind, t = stack.pop()
-        if kind == "word":
-            labels.append(_check_label(words[t - 1]))
-            arities.append(0)
-            continue
-        if kind == "pos":
-            labels.append(_check_label(pos[t - 1]))
-            arities.append(1)
-            stack.append(("word", t))
+        t = pop()
+        if t < 0:
+            if pos is not None:
+                labels.extend((pos[-t - 1], words[-t - 1]))
+                arities.extend((1, 0))
+            else:
+                emit(words[-t - 1])
+                emit_arity(0)
             continue
         visited += 1
-        deps = dependents[t]
-        labels.append(_check_label(relations[t - 1]))
-        arities.append(len(deps) + 1)
-        items: List[Tuple[str, int]] = [("tok", d) for d in deps if d < t]
-        items.append(("pos", t) if pos is not None else ("word", t))
-        items.extend(("tok", d) for d in deps if d > t)
-        stack.extend(reversed(items))
+        left, right = before[t], after[t]
+        emit(relations[t - 1])
+        emit_arity(len(left) + len(right) + 1)
+        push(right[::-1])
+        stack.append(-t)
+        push(left[::-1])
+    _check_labels(labels)
     if visited != n:
         unreached = next(t for t in range(n) if not _reaches_root(heads, t))
         raise fail(f"token {unreached + 1} ({words[unreached]!r}) is on a head cycle", unreached)
