@@ -410,6 +410,21 @@ def _chained(lists, count: int) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=count)
 
 
+def _equal_key_pairs(keys_l: np.ndarray, keys_r: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Every (a, b) with ``keys_l[a] == keys_r[b]`` (both arrays sorted), by key, then a, then b."""
+    found_l, start_l, count_l = _runs(keys_l)
+    found_r, start_r, count_r = _runs(keys_r)
+    if not len(found_l) or not len(found_r):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(found_r, found_l), len(found_r) - 1)
+    hit = found_r[pos] == found_l
+    m_l, m_r = np.flatnonzero(hit), pos[hit]
+    width = count_r[m_r]
+    q, group = _ranges(np.zeros(len(m_l), dtype=np.int64), count_l[m_l] * width)
+    width = width[group]
+    return start_l[m_l][group] + q // width, start_r[m_r][group] + q % width
+
+
 class _PtkForest:
     """Internal nodes of distinct trees end to end, for :func:`_partial_tree_batch`.
 
@@ -459,6 +474,8 @@ class _PtkForest:
         slots, _ = _ranges(first_child[ids], arity[ids])
         kids = by_parent[slots]
         self.child_ptr = np.concatenate(([0], np.cumsum(arity[ids])))
+        # each node's children by label (stable: by position within a label)
+        self.child_by_label = np.lexsort((label[kids], np.repeat(np.arange(len(ids)), arity[ids])))
         self.child_label, self.child_kind = label[kids], kind[kids]
         self.child_production, self.child_rank = production[kids], rank[kids]
 
@@ -481,10 +498,45 @@ def _row_dots(a: sparse.csr_matrix, left: np.ndarray, b: sparse.csr_matrix, righ
 _PTK_CELLS = 1 << 18  # cells of the dynamic programme's tables done together (memory, cache)
 
 
-def _padded(n: np.ndarray) -> np.ndarray:
-    """``n`` as is below 16, else rounded up to 4 significant bits (a table padded by under 1/8 a side)."""
-    step = np.left_shift(1, np.maximum(np.floor(np.log2(np.maximum(n, 1))).astype(np.int64) - 3, 0))
-    return -(-n // step) * step
+_STEP_COST = 800  # one anti-diagonal step of a part of node pairs, in table cells (numpy calls against elements)
+_PART_COST = 4000  # setting a part up, in table cells
+
+
+def _table_shapes(n_u: np.ndarray, n_v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """The (rows, cols) of the table of each node pair with n_u x n_v children, padded: exact shapes merged,
+    largest first, while the padding costs less than the steps and set-up it saves; 0 x 0 for a side with one
+    child (no table)."""
+    single = (n_u == 1) | (n_v == 1)
+    rows, cols = np.where(single, 0, n_u), np.where(single, 0, n_v)
+    table = np.flatnonzero(~single)
+    if not len(table):
+        return rows, cols
+    width = np.int64(n_v.max()) + 1
+    keys, inverse, counts = np.unique(n_u[table] * width + n_v[table], return_inverse=True, return_counts=True)
+    shapes = np.stack((keys // width, keys % width), axis=1)
+
+    def cost(r: int, c: int, k: int) -> int:
+        return _PART_COST + _STEP_COST * (r + c - 1) + k * (r + 1) * (c + 1)
+
+    buckets: List[List[int]] = []  # rows, cols, node pairs
+    bucket_of = np.zeros(len(shapes), dtype=np.int64)
+    for s in np.argsort(-shapes[:, 0] * shapes[:, 1], kind="stable").tolist():
+        r, c, k = int(shapes[s, 0]), int(shapes[s, 1]), int(counts[s])
+        best, gain, alone = -1, 0, cost(r, c, k)
+        for b, (big_r, big_c, big_k) in enumerate(buckets):
+            saved = cost(big_r, big_c, big_k) + alone - cost(max(big_r, r), max(big_c, c), big_k + k)
+            if saved > gain:
+                best, gain = b, saved
+        if best < 0:
+            best = len(buckets)
+            buckets.append([r, c, k])
+        else:
+            bucket = buckets[best]
+            bucket[:] = [max(bucket[0], r), max(bucket[1], c), bucket[2] + k]
+        bucket_of[s] = best
+    sizes = np.array(buckets, dtype=np.int64)[bucket_of[inverse.reshape(-1)]]
+    rows[table], cols[table] = sizes[:, 0], sizes[:, 1]
+    return rows, cols
 
 
 def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
@@ -557,41 +609,49 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
     ptr = f.child_ptr
     c_label, c_kind, c_prod, c_rank = f.child_label, f.child_kind, f.child_production, f.child_rank
 
+    def child_deltas(su: np.ndarray, sv: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+        """Delta of child pairs with equal labels (child slots su, sv of tree pairs ``pairs``), as the
+        reference's child_delta: closed forms, else the Delta found in its group."""
+        ku, kv = c_kind[su], c_kind[sv]
+        d = np.full(len(su), leaf_value)
+        both_unary = (ku == 1) & (kv == 1)
+        d[both_unary] = np.where(c_prod[su[both_unary]] == c_prod[sv[both_unary]], unary_same, leaf_value)
+        inner = np.flatnonzero((ku > 0) & (kv > 0) & ~both_unary)
+        if len(inner):
+            su, sv = su[inner], sv[inner]
+            g = np.searchsorted(group_keys, pairs[inner] * n_labels + c_label[su])
+            r, s = c_rank[su], c_rank[sv]
+            found = group_start[g] + np.where(r < n_l[g], r * c_r[g] + s, first[g] + (r - n_l[g]) * n_r[g] + s)
+            d[inner] = delta[found]
+        return d
+
     def children_sums(nodes: np.ndarray, rows: int, cols: int) -> np.ndarray:
         """sum_p Delta_p over the children of the node pairs ``nodes`` (at most rows x cols children; 0 x 0 if
         one side has a single child), by the reference's dynamic programme, the pairs side by side."""
         uu, vv = u[nodes], v[nodes]
         n_u, n_v = ptr[uu + 1] - ptr[uu], ptr[vv + 1] - ptr[vv]
-        # the cells (x, y): child pairs, row by row
-        cells, owner = _ranges(np.zeros(len(nodes), dtype=np.int64), n_u * n_v)
-        width = n_v[owner]
-        x = cells // width
-        y = cells - x * width
-        su, sv = ptr[uu][owner] + x, ptr[vv][owner] + y
-        # Delta of each child pair, as the reference's child_delta
-        lab = c_label[su]
-        d = np.zeros(len(cells))
-        same = lab == c_label[sv]
-        ku, kv = c_kind[su], c_kind[sv]
-        d[same & ((ku == 0) | (kv == 0))] = leaf_value
-        both_unary = same & (ku == 1) & (kv == 1)
-        d[both_unary] = np.where(c_prod[su[both_unary]] == c_prod[sv[both_unary]], unary_same, leaf_value)
-        inner = np.flatnonzero(same & (ku > 0) & (kv > 0) & ~((ku == 1) & (kv == 1)))
-        if len(inner):
-            g = np.searchsorted(group_keys, pair_of[nodes][owner[inner]] * n_labels + lab[inner])
-            r, s = c_rank[su[inner]], c_rank[sv[inner]]
-            found = group_start[g] + np.where(r < n_l[g], r * c_r[g] + s, first[g] + (r - n_l[g]) * n_r[g] + s)
-            d[inner] = delta[found]
         if not rows:
             # one child on a side: subsequences of length 1 only, T = Delta, added row by row
-            return np.bincount(owner, weights=d, minlength=len(nodes))
+            cells, owner = _ranges(np.zeros(len(nodes), dtype=np.int64), n_u * n_v)
+            width = n_v[owner]
+            x = cells // width
+            su, sv = ptr[uu][owner] + x, ptr[vv][owner] + (cells - x * width)
+            same = np.flatnonzero(c_label[su] == c_label[sv])
+            d = child_deltas(su[same], sv[same], pair_of[nodes][owner[same]])
+            return np.bincount(owner[same], weights=d, minlength=len(nodes))
+        # the child pairs with equal labels: children listed by (node pair, label) on each side, merged
+        at_l, owner_l = _ranges(ptr[uu], n_u)
+        at_r, owner_r = _ranges(ptr[vv], n_v)
+        slots_l, slots_r = f.child_by_label[at_l], f.child_by_label[at_r]
+        a, b = _equal_key_pairs(owner_l * n_labels + c_label[slots_l], owner_r * n_labels + c_label[slots_r])
+        su, sv, owner = slots_l[a], slots_r[b], owner_l[a]
+        d = child_deltas(su, sv, pair_of[nodes][owner])
         # D(x, y) and T(x, y) in (rows + 1) x (cols + 1) tables with a zero border, one row per node pair;
         # anti-diagonal x + y = k of a row-major table is the strided slice k + x * cols
         w = cols + 1
         size = (rows + 1) * w
         dd = np.zeros((len(nodes), size))
-        hit = np.flatnonzero(d)
-        dd.reshape(-1)[owner[hit] * size + (x[hit] + 1) * w + y[hit] + 1] = d[hit]
+        dd.reshape(-1)[owner * size + (su - ptr[uu][owner] + 1) * w + (sv - ptr[vv][owner] + 1)] = d
         table = np.zeros_like(dd)
         t = np.zeros_like(dd)
         for k in range(2, rows + cols + 1):
@@ -613,9 +673,7 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
         # node pairs with tables of similar shapes together, in parts of about _PTK_CELLS cells
         n_u = ptr[u[level] + 1] - ptr[u[level]]
         n_v = ptr[v[level] + 1] - ptr[v[level]]
-        single = (n_u == 1) | (n_v == 1)
-        rows = np.where(single, 0, _padded(n_u))
-        cols = np.where(single, 0, _padded(n_v))
+        rows, cols = _table_shapes(n_u, n_v)
         shape = rows * (1 + int(cols.max())) + cols
         order = np.argsort(shape, kind="stable")
         level, shape, rows, cols = level[order], shape[order], rows[order], cols[order]
