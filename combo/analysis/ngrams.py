@@ -51,7 +51,21 @@ class NgramCounts:
         self.max_order = max_order
         self.vocabulary = vocabulary or Vocabulary()
         ids, ptr = self.vocabulary.encode(sequences)
-        n_texts = len(sequences)
+        self._count(ids, ptr, len(self.vocabulary))
+
+    @classmethod
+    def of_ids(cls, ids: np.ndarray, ptr: np.ndarray, n_symbols: int, max_order: int) -> "NgramCounts":
+        """The counts of texts given as symbol ids, ``ids[ptr[t]:ptr[t+1]]`` each below ``n_symbols`` (the
+        ``vocabulary`` stays empty: the ids are the caller's)."""
+        counts = cls.__new__(cls)
+        counts.max_order = max_order
+        counts.vocabulary = Vocabulary()
+        counts._count(np.asarray(ids, dtype=np.int64), np.asarray(ptr, dtype=np.int64), n_symbols)
+        return counts
+
+    def _count(self, ids: np.ndarray, ptr: np.ndarray, n_symbols: int) -> None:
+        max_order = self.max_order
+        n_texts = len(ptr) - 1
         self.lengths = np.diff(ptr)
         text_of = np.repeat(np.arange(n_texts, dtype=np.int64), self.lengths)
         end_of = np.repeat(ptr[1:], self.lengths)  # end offset of each position's text
@@ -59,13 +73,13 @@ class NgramCounts:
         self.matrices: List[sparse.csr_matrix] = []
         self.ngram_ids: List[np.ndarray] = []  # per order: id of the n-gram starting at each position (-1: none)
         gram = ids.copy()
-        n_grams = max(len(self.vocabulary), 1)
+        n_grams = max(n_symbols, 1)
         for n in range(1, max_order + 1):
             valid = positions + n <= end_of
             if n > 1:
                 nxt = np.zeros_like(ids)
                 nxt[:-(n - 1) or None] = ids[n - 1:]
-                key = gram * np.int64(len(self.vocabulary) + 1) + nxt
+                key = gram * np.int64(n_symbols + 1) + nxt
                 key = np.where(valid, key, -1)
                 uniq, inverse = np.unique(key[valid], return_inverse=True)
                 gram = np.full(len(ids), -1, dtype=np.int64)
@@ -185,6 +199,209 @@ def clipped_matches(matrix: sparse.csr_matrix, hyp_ids: np.ndarray, ref_ptr: np.
 def pair_matches(matrix: sparse.csr_matrix, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """``sum_g min(c_left(g), c_right(g))`` for each pair of texts ``(left[k], right[k])``."""
     return np.asarray(matrix[left].minimum(matrix[right]).sum(axis=1)).ravel()
+
+
+def smallest_uint(top: int):
+    """The smallest unsigned integer type holding ``0..top``."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return dtype
+    return np.uint64
+
+
+class SymbolSequences:
+    """Texts as sequences of integer symbols (characters or tokens), for clipped n-gram matches without
+    per-text count matrices (:meth:`matches`).
+
+    ``symbols[ptr[t]:ptr[t+1]]`` are the symbols of text ``t``, each in ``[0, alphabet)``, stored in the
+    smallest unsigned type that holds them (2 bytes per symbol for most alphabets).
+    """
+
+    def __init__(self, symbols: np.ndarray, ptr: np.ndarray, alphabet: int, max_order: int):
+        self.alphabet = max(int(alphabet), 1)
+        self.symbols = np.asarray(symbols).astype(smallest_uint(self.alphabet - 1), copy=False)
+        self.ptr = np.asarray(ptr, dtype=np.int64)
+        self.lengths = np.diff(self.ptr)
+        self.max_order = max_order
+        self._counts: Optional[NgramCounts] = None
+
+    def counts(self) -> NgramCounts:
+        """The :class:`NgramCounts` of these texts (count matrices), built on first use and kept."""
+        if self._counts is None:
+            self._counts = NgramCounts.of_ids(self.symbols.astype(np.int64), self.ptr, self.alphabet, self.max_order)
+        return self._counts
+
+    @classmethod
+    def of_sequences(cls, sequences: Sequence[Sequence[str]], max_order: int) -> "SymbolSequences":
+        """Sequences of strings (tokens), numbered by a :class:`Vocabulary`."""
+        vocabulary = Vocabulary()
+        ids, ptr = vocabulary.encode(sequences)
+        return cls(ids, ptr, len(vocabulary), max_order)
+
+    @property
+    def n_texts(self) -> int:
+        return len(self.lengths)
+
+    def totals(self, order: int) -> np.ndarray:
+        """Number of n-grams of ``order`` in each text: max(len - n + 1, 0)."""
+        return np.maximum(self.lengths - order + 1, 0)
+
+    def matches(self, hyp: np.ndarray, row_set: np.ndarray, set_ptr: np.ndarray, set_ids: np.ndarray,
+                orders: Optional[int] = None) -> np.ndarray:
+        """Clipped matches of each row against its reference set, shape (rows, orders): see :func:`clipped_counts`."""
+        return clipped_counts(self.symbols, self.ptr, self.alphabet, orders or self.max_order, hyp, row_set,
+                              set_ptr, set_ids)
+
+
+#: Symbols per block of :func:`clipped_counts` (its arrays hold a few int64 per symbol of a block).
+MATCH_BLOCK = 1 << 15
+
+
+def clipped_counts(symbols: np.ndarray, ptr: np.ndarray, alphabet: int, max_order: int, hyp: np.ndarray,
+                   row_set: np.ndarray, set_ptr: np.ndarray, set_ids: np.ndarray,
+                   block: Optional[int] = None) -> np.ndarray:
+    """Clipped n-gram matches of orders ``1..max_order``: ``out[k, n-1] = sum_g min(c_h(g), max_r c_r(g))`` over the
+    n-grams ``g`` of order n, ``h = hyp[k]`` and ``r`` the texts of set ``row_set[k]``
+    (``set_ids[set_ptr[s]:set_ptr[s+1]]``); texts are ``symbols[ptr[t]:ptr[t+1]]`` (Papineni et al. 2002, eq. 1,
+    with one reference: ``sum_g min(c_h(g), c_r(g))``).
+
+    No count matrix is built. The rows are grouped by reference set; a group's *members* are its references,
+    then the hypotheses of its rows, and each symbol of a member is one entry ``code << b | position`` (the
+    position in a block of groups). One sort per order then lines up equal n-grams of one group, each member's
+    occurrences adjacent: a run is one member's count of an n-gram, the reference runs of a block give the
+    clipping count. The next order extends only the n-grams that both a reference and a hypothesis of the group
+    hold (no longer n-gram can match otherwise), each by the symbol after it; an n-gram's code is then the
+    number of its run of equal codes, (n-gram, group), so codes stay small. Counts are integers: the result is
+    exact, whatever the block size (:data:`MATCH_BLOCK`: small blocks stay in the processor's cache).
+    """
+    block = block or MATCH_BLOCK
+    hyp = np.asarray(hyp, dtype=np.int64)
+    row_set = np.asarray(row_set, dtype=np.int64)
+    set_ptr = np.asarray(set_ptr, dtype=np.int64)
+    set_ids = np.asarray(set_ids, dtype=np.int64)
+    ptr = np.asarray(ptr, dtype=np.int64)
+    n_rows = len(hyp)
+    out = np.zeros((n_rows, max_order), dtype=np.float64)
+    if n_rows == 0 or max_order < 1:
+        return out
+    lengths = np.diff(ptr)
+    # groups: the reference sets rows use, in set order; the rows of a group in their order
+    by_set = np.argsort(row_set, kind="stable")
+    sets, first_row = np.unique(row_set[by_set], return_index=True)
+    group_rows = np.diff(np.append(first_row, n_rows))
+    group_refs = set_ptr[sets + 1] - set_ptr[sets]
+    members = group_refs + group_rows
+    member_start = np.concatenate([[0], np.cumsum(members)])
+    n_members = int(member_start[-1])
+    member_text = np.empty(n_members, dtype=np.int64)
+    member_row = np.full(n_members, -1, dtype=np.int64)  # a hypothesis's row (in by_set order); -1: reference
+    ref_group = np.repeat(np.arange(len(sets)), group_refs)
+    ref_rank = np.arange(len(ref_group)) - np.repeat(np.cumsum(group_refs) - group_refs, group_refs)
+    member_text[member_start[ref_group] + ref_rank] = set_ids[set_ptr[sets][ref_group] + ref_rank]
+    hyp_group = np.repeat(np.arange(len(sets)), group_rows)
+    hyp_at = member_start[hyp_group] + group_refs[hyp_group] + (np.arange(n_rows) - first_row[hyp_group])
+    member_text[hyp_at] = hyp[by_set]
+    member_row[hyp_at] = np.arange(n_rows)
+    member_group = np.repeat(np.arange(len(sets)), members)
+    member_len = lengths[member_text]
+    # blocks of whole groups, about ``block`` symbols each
+    group_len = np.add.reduceat(member_len, member_start[:-1]) if n_members else np.zeros(0, np.int64)
+    group_len = np.where(members > 0, group_len, 0)
+    ends = np.cumsum(group_len)
+    sorted_out = np.zeros((n_rows, max_order), dtype=np.float64)
+    single = bool(np.all(group_refs == 1))
+    g0 = 0
+    while g0 < len(sets):
+        g1 = max(int(np.searchsorted(ends, (ends[g0 - 1] if g0 else 0) + block, side="right")), g0 + 1)
+        m0, m1 = int(member_start[g0]), int(member_start[g1])
+        r0, r1 = int(first_row[g0]), int(first_row[g1]) if g1 < len(sets) else n_rows
+        _block_counts(symbols, ptr, alphabet, max_order, member_text[m0:m1], member_len[m0:m1],
+                      member_group[m0:m1] - g0, member_row[m0:m1] - r0, sorted_out[r0:r1], single)
+        g0 = g1
+    out[by_set] = sorted_out
+    return out
+
+
+def _block_counts(symbols, ptr, alphabet, max_order, member_text, member_len, member_group, member_row, out,
+                  single_reference):
+    """:func:`clipped_counts` of one block of groups: adds each row's matches to ``out`` (the rows of the block).
+
+    The members' symbols are laid out one member after another, each followed by an end mark (symbol
+    ``width``, never a key's), so that extending an n-gram past its member's end is seen from the symbol read.
+    """
+    n_members = len(member_text)
+    if int(member_len.sum()) == 0:
+        return
+    width = int(alphabet)
+    span = member_len + 1  # each member's symbols and its end mark
+    offsets = np.cumsum(span) - span
+    n_pos = int(offsets[-1] + span[-1])
+    member_of = np.repeat(np.arange(n_members, dtype=np.int32), span)
+    member_group = np.asarray(member_group, dtype=np.int32)
+    position = np.arange(n_pos, dtype=np.int64)
+    real = position != np.repeat(offsets + member_len, span)  # not an end mark
+    source = position + np.repeat(ptr[member_text] - offsets, span)
+    sym = np.full(n_pos, -1, dtype=np.int64)
+    sym[real] = symbols[source[real]]
+    del source
+    if width > max(n_pos, 1 << 24):  # so large an alphabet: the block's own symbols, numbered densely
+        values, dense = np.unique(sym[real], return_inverse=True)
+        sym[real], width = dense.ravel(), len(values)
+    sym[~real] = width
+    shift = max(int(n_pos - 1).bit_length(), 1)
+    mask = (1 << shift) - 1
+    is_ref = member_row < 0
+    counted = np.zeros((n_members, max_order))  # each member's matches (a reference's are not read)
+    # order 1: the code of a symbol is (group, symbol), so that a run of equal codes is one n-gram of one group
+    keys = _keys(member_group[member_of[real]].astype(np.int64) * (width + 1) + sym[real], position[real],
+                 (int(member_group[-1]) + 1) * (width + 1), shift)
+    del position, real
+    for n in range(1, max_order + 1):
+        keys.sort()
+        pos = keys & mask
+        code = keys >> shift
+        mem = member_of[pos]
+        new_code = np.empty(len(keys), dtype=bool)  # another (n-gram, group): a block
+        new_code[0] = True
+        np.not_equal(code[1:], code[:-1], out=new_code[1:])
+        new_run = new_code.copy()  # another (n-gram, member)
+        new_run[1:] |= mem[1:] != mem[:-1]
+        run = np.flatnonzero(new_run)
+        count = np.diff(run, append=len(keys))
+        run_mem = mem[run]
+        first = np.flatnonzero(new_code[run])
+        ref_run = is_ref[run_mem]
+        if single_reference:  # a reference run is the first of its block
+            ref_runs = ref_run[first]
+            clip = np.where(ref_runs, count[first], 0)
+        else:
+            ref_runs = np.add.reduceat(ref_run, first)
+            clip = np.maximum.reduceat(np.where(ref_run, count, 0), first)  # the largest reference count
+        runs_in_block = np.diff(first, append=len(run))
+        matched = np.minimum(count, np.repeat(clip, runs_in_block))
+        counted[:, n - 1] = np.bincount(run_mem, weights=matched, minlength=n_members)
+        if n == max_order:
+            break
+        # n-grams a reference and a hypothesis of the group share: extended by the symbol after them, each
+        # numbered by its block (its n-gram within its group), unless that symbol is an end mark
+        shared = (clip > 0) & (runs_in_block > ref_runs)
+        size = np.diff(run[first], append=len(keys))
+        pos = pos[np.repeat(shared, size)]
+        nxt = sym[pos + n]
+        code = np.repeat(np.flatnonzero(shared), size[shared]) * (width + 1) + nxt
+        keys = _keys(code, pos, len(first) * (width + 1), shift)[nxt != width]
+        if not len(keys):
+            break
+    hyps = np.flatnonzero(~is_ref)
+    out[member_row[hyps]] += counted[hyps]
+
+
+def _keys(code: np.ndarray, pos: np.ndarray, bound: int, shift: int) -> np.ndarray:
+    """Sort keys ``code << shift | pos`` for codes below ``bound``; codes numbered densely first when the key
+    would not fit in 63 bits (blocks of many millions of symbols)."""
+    if (bound - 1).bit_length() + shift > 63:
+        code = np.unique(code, return_inverse=True)[1].ravel().astype(np.int64)
+    return (code << shift) | pos
 
 
 class NgramTable:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Callable, Dict, List, Sequence
+from itertools import chain
+from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 import regex
@@ -197,6 +198,36 @@ def _tokens_13a(lines: Sequence[str]) -> List[List[str]]:
 
 #: Token lists of a whole list of texts at once (the same as splitting the one-text tokenizer's output).
 _MANY: Dict[str, Callable[[Sequence[str]], List[List[str]]]] = {"13a": _tokens_13a}
+
+
+#: Lines tokenized at a time by :func:`token_ids`: their token strings are the only ones alive at once.
+TOKEN_ID_LINES = 4096
+
+
+def token_ids(texts: Sequence[str], tokenizer: str = "13a",
+              lowercase: bool = False) -> Tuple[np.ndarray, np.ndarray, int]:
+    """The tokens of :func:`tokenize_all` as integer ids: ``(ids, ptr, n)``, the tokens of text ``t`` being
+    ``ids[ptr[t]:ptr[t+1]]``, ``n`` distinct tokens numbered in order of first appearance (so the same in
+    every run).
+
+    The texts are tokenized :data:`TOKEN_ID_LINES` at a time, so the token strings of a large corpus never
+    all exist at once (1.4 million tokens of WMT12 de-en would take about 90 MB as strings; their ids take 5.6).
+    """
+    index: Dict[str, int] = {}
+    ptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    parts = []
+    for start in range(0, len(texts), TOKEN_ID_LINES):
+        tokens = tokenize_all(texts[start:start + TOKEN_ID_LINES], tokenizer, lowercase)
+        np.cumsum([len(t) for t in tokens], out=ptr[start + 1:start + 1 + len(tokens)])
+        ptr[start + 1:start + 1 + len(tokens)] += ptr[start]
+        flat = list(chain.from_iterable(tokens))
+        del tokens
+        for token in dict.fromkeys(flat):
+            if token not in index:
+                index[token] = len(index)
+        parts.append(np.fromiter(map(index.__getitem__, flat), dtype=np.int32, count=len(flat)))
+    ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    return ids, ptr, len(index)
 
 
 def tokenize_all(texts: Sequence[str], tokenizer: str = "13a", lowercase: bool = False) -> List[List[str]]:

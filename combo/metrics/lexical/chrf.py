@@ -25,7 +25,7 @@ import numpy as np
 from scipy import sparse
 
 from ...errors import InputError, OptionError
-from ...analysis.ngrams import NgramCounts, Vocabulary, pair_matches
+from ...analysis.ngrams import NgramCounts, SymbolSequences, Vocabulary, clipped_counts, smallest_uint
 from ..base import Metric, Option, ReferencePairs, first_best_per_row
 from ..registry import register
 
@@ -55,15 +55,14 @@ def split_punctuation(text: str) -> List[str]:
 
 
 class CharacterNgramCounts(NgramCounts):
-    """:class:`NgramCounts` of the character n-grams of strings, built from integer codes.
+    """The character n-grams of strings: each text as a sequence of character ids (:meth:`matches` counts clipped
+    matches from them directly), and on demand the :class:`NgramCounts` view (``matrices``, ``ngram_ids``).
 
-    Same attributes and meaning as :class:`NgramCounts` (``matrices``,
-    ``lengths``, ``ngram_ids``), but the n-gram of order n starting at a
-    position is the integer ``code_{n-1} * A + char`` (A = alphabet size),
-    so each order costs one sort of integer keys instead of a ``unique``
-    with inverse. Column ids are these codes (a wide, sparse column space);
-    codes are renumbered densely only when a key would overflow.
-    ``ngram_ids`` is rebuilt on first use rather than kept.
+    Character ids number the characters present in code point order (``vocabulary``), stored in the smallest
+    unsigned type (``symbols``, ``ptr`` as :class:`~combo.analysis.ngrams.SymbolSequences`). In ``matrices`` the
+    n-gram of order n starting at a position is the integer ``code_{n-1} * A + char`` (A = alphabet size), so
+    each order costs one sort of integer keys instead of a ``unique`` with inverse. Column ids are these codes
+    (a wide, sparse column space); codes are renumbered densely only when a key would overflow.
     """
 
     def __init__(self, texts: Sequence[str], max_order: int):  # noqa: D107 (no super call on purpose)
@@ -71,37 +70,54 @@ class CharacterNgramCounts(NgramCounts):
         self.vocabulary = Vocabulary()
         n_texts = len(texts)
         self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n_texts)
+        self.ptr = np.zeros(n_texts + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=self.ptr[1:])
         chars = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         present = np.flatnonzero(np.bincount(chars)) if len(chars) else np.zeros(0, dtype=np.int64)
         self.vocabulary.index = {chr(c): i for i, c in enumerate(present.tolist())}
-        table = np.zeros(int(present[-1]) + 1 if len(present) else 1, dtype=np.int64)
-        table[present] = np.arange(len(present), dtype=np.int64)
-        self._ids = table[chars]
+        self.alphabet = max(len(present), 1)
+        table = np.zeros(int(present[-1]) + 1 if len(present) else 1, dtype=smallest_uint(self.alphabet - 1))
+        table[present] = np.arange(len(present))
+        self.symbols = table[chars]
+        del chars
+        self._matrices: Optional[List[sparse.csr_matrix]] = None
         self._ngram_ids: Optional[List[np.ndarray]] = None
-        self.matrices: List[sparse.csr_matrix] = []
-        for text, _, code, width in self._codes():
-            keys = text * width + code
-            keys.sort()
-            if len(keys):
-                start = np.ones(len(keys), dtype=bool)
-                np.not_equal(keys[1:], keys[:-1], out=start[1:])
-                first = np.flatnonzero(start)
-                counts = np.diff(first, append=len(keys)).astype(np.float64)
-                uniq = keys[first]
-                rows = uniq // width
-                cols = uniq - rows * width
-            else:
-                counts = np.zeros(0)
-                rows = cols = np.zeros(0, dtype=np.int64)
-            indptr = np.zeros(n_texts + 1, dtype=np.int64)
-            np.cumsum(np.bincount(rows, minlength=n_texts), out=indptr[1:])
-            mat = sparse.csr_matrix((counts, cols, indptr), shape=(n_texts, width))
-            mat.has_canonical_format = True  # one sorted entry per (text, n-gram) by construction
-            self.matrices.append(mat)
+
+    def matches(self, hyp: np.ndarray, row_set: np.ndarray, set_ptr: np.ndarray, set_ids: np.ndarray) -> np.ndarray:
+        """Clipped matches of each order, rows against reference sets (``combo.analysis.ngrams.clipped_counts``)."""
+        return clipped_counts(self.symbols, self.ptr, self.alphabet, self.max_order, hyp, row_set, set_ptr, set_ids)
+
+    @property
+    def matrices(self) -> List[sparse.csr_matrix]:  # type: ignore[override]
+        """Per order, the CSR matrix of n-gram counts (texts x codes), built on first use."""
+        if self._matrices is None:
+            self._matrices = [self._count_matrix(*c) for c in self._codes()]
+        return self._matrices
+
+    def _count_matrix(self, text, _position, code, width) -> sparse.csr_matrix:
+        n_texts = len(self.lengths)
+        keys = text * width + code
+        keys.sort()
+        if len(keys):
+            start = np.ones(len(keys), dtype=bool)
+            np.not_equal(keys[1:], keys[:-1], out=start[1:])
+            first = np.flatnonzero(start)
+            counts = np.diff(first, append=len(keys)).astype(np.float64)
+            uniq = keys[first]
+            rows = uniq // width
+            cols = uniq - rows * width
+        else:
+            counts = np.zeros(0)
+            rows = cols = np.zeros(0, dtype=np.int64)
+        indptr = np.zeros(n_texts + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_texts), out=indptr[1:])
+        mat = sparse.csr_matrix((counts, cols, indptr), shape=(n_texts, width))
+        mat.has_canonical_format = True  # one sorted entry per (text, n-gram) by construction
+        return mat
 
     def _codes(self):
         """Yield ``(text, position, code, width)`` of every n-gram, order by order (positions ascending)."""
-        ids, n_texts = self._ids, len(self.lengths)
+        ids, n_texts = self.symbols.astype(np.int64), len(self.lengths)
         alphabet = max(int(ids.max()) + 1 if len(ids) else 1, 1)
         text = np.repeat(np.arange(n_texts, dtype=np.int64), self.lengths)
         position = np.arange(len(ids), dtype=np.int64)
@@ -130,7 +146,7 @@ class CharacterNgramCounts(NgramCounts):
         if self._ngram_ids is None:
             out = []
             for _, position, code, _ in self._codes():
-                full = np.full(len(self._ids), -1, dtype=np.int64)
+                full = np.full(len(self.symbols), -1, dtype=np.int64)
                 full[position] = code
                 out.append(full)
             self._ngram_ids = out
@@ -178,15 +194,19 @@ def chrf_from_statistics(stats: np.ndarray, n_orders: int, beta: float, eps_smoo
     return (scale * score).reshape(shape)
 
 
-def _order_statistics(counts: NgramCounts, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """``[hyp n-grams, ref n-grams, matches]`` of each order for pairs of texts: shape (pairs, orders, 3)."""
+def _order_statistics(counts, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """``[hyp n-grams, ref n-grams, matches]`` of each order for pairs of texts: shape (pairs, orders, 3).
+
+    ``counts`` is a :class:`CharacterNgramCounts` or a :class:`~combo.analysis.ngrams.SymbolSequences`; each
+    reference is a set of one text."""
     out = np.zeros((len(hyp), counts.max_order, 3))
+    singletons = np.arange(counts.n_texts + 1, dtype=np.int64)
+    out[:, :, 2] = counts.matches(hyp, ref, singletons, singletons[:-1])
     for k in range(counts.max_order):
         totals = counts.totals(k + 1)
         ref_total = totals[ref]
         out[:, k, 0] = np.where(ref_total > 0, totals[hyp], 0)  # sacreBLEU: no hits without reference n-grams
         out[:, k, 1] = ref_total
-        out[:, k, 2] = pair_matches(counts.matrices[k], hyp, ref)
     return out
 
 
@@ -201,7 +221,7 @@ class CHRF(Metric):
     """
 
     rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 140.0  # six orders of character n-gram rows (BLEU: 51, TER: 53, WER: 28)
+    analysis_bytes_per_char = 8.0  # character ids, a block of n-gram keys at a time (tracemalloc, 10,000 WMT12 rows)
 
     family = "lexical"
     higher_is_better = True
@@ -224,7 +244,7 @@ class CHRF(Metric):
             raise OptionError(f"{self.name}: char_order + word_order must be at least 1")
         self.n_orders = self.params["char_order"] + self.params["word_order"]
 
-    def analyse(self, texts: Sequence[str]) -> Tuple[NgramCounts, Optional[NgramCounts]]:
+    def analyse(self, texts: Sequence[str]) -> Tuple[CharacterNgramCounts, Optional[SymbolSequences]]:
         p = self.params
         if p["lowercase"]:
             texts = [t.lower() for t in texts]
@@ -232,7 +252,7 @@ class CHRF(Metric):
         char_counts = CharacterNgramCounts(chars, p["char_order"])
         word_counts = None
         if p["word_order"] > 0:
-            word_counts = NgramCounts([split_punctuation(t) for t in texts], p["word_order"])
+            word_counts = SymbolSequences.of_sequences([split_punctuation(t) for t in texts], p["word_order"])
         return char_counts, word_counts
 
     def _pair_statistics(self, analysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
