@@ -71,15 +71,26 @@ def test_character_matches_equal_the_character_count_matrices():
     assert counts.symbols.dtype == np.uint8 and counts.alphabet == 7  # a b c ä 日 本 語: one byte each
 
 
-def test_token_ids_number_tokens_in_order_of_first_appearance_across_slices(monkeypatch):
+def test_token_ids_number_tokens_by_their_first_occurrence_across_slices(monkeypatch):
     monkeypatch.setattr(tokenize, "TOKEN_ID_LINES", 2)
-    texts = ["The cat, the dog.", "", "a cat", "The  end 3.5-4", "dog cat"]
-    ids, ptr, n = tokenize.token_ids(texts)
-    tokens = tokenize.tokenize_all(texts)
-    order = list(dict.fromkeys(t for line in tokens for t in line))
-    assert n == len(order)
-    assert [[order[i] for i in ids[ptr[k]:ptr[k + 1]]] for k in range(len(texts))] == tokens
-    assert tokenize.token_ids([])[2] == 0
+    texts = ["The cat, the dog.", "", "a cat", "The  end 3.5-4", "dog\xa0cat", "x\ty\u3000z"]
+    for lowercase in (False, True):
+        ids, ptr, n = tokenize.token_ids(texts, lowercase=lowercase)
+        tokens = tokenize.tokenize_all(texts, lowercase=lowercase)
+        flat = [t for line in tokens for t in line]
+        assert [flat[i] for i in ids] == flat and ids.max() < n == len(flat)  # each id: a first occurrence
+        assert [flat[ptr[k]:ptr[k + 1]] for k in range(len(texts))] == tokens
+    assert tokenize.token_ids(["a b", "c"], "none")[0].tolist() == [0, 1, 2]
+    assert len(tokenize.token_ids([])[0]) == 0
+
+
+def test_the_white_space_split_splits_on_is_known():
+    # _flat_tokens_13a counts a line's tokens from its bytes, sure of every white space character str.split knows
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    ascii_space = [c for c in spaces if ord(c) < 128]
+    assert sorted(np.flatnonzero(tokenize._ASCII_SPACE)) == sorted(map(ord, ascii_space))
+    assert all(tokenize._OTHER_SPACE.fullmatch(c) for c in spaces if ord(c) >= 128)
+    assert not any(tokenize._OTHER_SPACE.fullmatch(chr(c)) for c in range(0x3001) if not chr(c).isspace())
 
 
 def test_delta_bleu_reads_the_count_matrices_of_the_token_ids():

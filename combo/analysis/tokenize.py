@@ -17,10 +17,8 @@ from itertools import chain
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
-import regex
 
 from ..errors import OptionError
-from .ptb import tokenize_coco
 
 # mteval-v13a: language-dependent part, applied to " line ". Its first rule pads
 # each ASCII symbol in {-~ [-` space-& (-+ :-@ / with spaces; that is a
@@ -36,12 +34,18 @@ _13A_RULES = [  # callables: much faster than group templates in re.sub
 ]
 _HAS_DIGIT = re.compile(r"[0-9]").search
 
-# mteval-v14 international tokenization (Unicode properties).
-_INTL_RULES = [
-    (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
-    (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
-    (regex.compile(r"(\p{S})"), r" \1 "),
-]
+
+@lru_cache(maxsize=None)
+def _intl_rules():
+    """mteval-v14 international tokenization (Unicode properties): the ``regex`` module's patterns, compiled on
+    first use (importing ``regex`` costs every command that lists the metrics 6 ms)."""
+    import regex
+
+    return [
+        (regex.compile(r"(\P{N})(\p{P})"), r"\1 \2 "),
+        (regex.compile(r"(\p{P})(\P{N})"), r" \1 \2"),
+        (regex.compile(r"(\p{S})"), r" \1 "),
+    ]
 
 
 @lru_cache(maxsize=2 ** 18)
@@ -66,9 +70,17 @@ def tokenize_13a(line: str) -> str:
 @lru_cache(maxsize=2 ** 18)
 def tokenize_intl(line: str) -> str:
     """mteval-v14 international tokenization."""
-    for pattern, repl in _INTL_RULES:
+    for pattern, repl in _intl_rules():
         line = pattern.sub(repl, line)
     return " ".join(line.split())
+
+
+def tokenize_coco(line: str) -> str:
+    """coco-caption's tokenization (:func:`combo.analysis.ptb.tokenize_coco`; its scanner is built when first
+    used)."""
+    from .ptb import tokenize_coco as coco
+
+    return coco(line)
 
 
 def tokenize_none(line: str) -> str:
@@ -180,6 +192,14 @@ def _tokens_13a(lines: Sequence[str]) -> List[List[str]]:
     """
     if not lines:
         return []
+    out = [t.split() for t in _13a_bytes(lines).tobytes().decode("utf-8", "surrogatepass").split("\n")]
+    if len(out) != len(lines):  # pragma: no cover - a newline survived the line handling above
+        raise AssertionError("13a batch tokenization lost its line boundaries")
+    return out
+
+
+def _13a_bytes(lines: Sequence[str]) -> np.ndarray:
+    """The UTF-8 bytes of the 13a-tokenized ``lines`` (at least one), joined by newlines (:func:`_tokens_13a`)."""
     text = "\n".join(lines)
     if text.count("\n") != len(lines) - 1:  # a line has newlines of its own: mteval removes or blanks them first
         text = "\n".join(t.replace("<skipped>", "").replace("-\n", "").replace("\n", " ") for t in lines)
@@ -189,11 +209,29 @@ def _tokens_13a(lines: Sequence[str]) -> List[List[str]]:
         text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
     data = np.frombuffer(f" {text.replace(chr(10), ' ' + chr(10) + ' ')} ".encode("utf-8", "surrogatepass"),
                          dtype=np.uint8)
-    data = _13a_rules(_pad(data, np.flatnonzero(_SYMBOL[data])))
-    out = [t.split() for t in data.tobytes().decode("utf-8", "surrogatepass").split("\n")]
-    if len(out) != len(lines):  # pragma: no cover - a newline survived the line handling above
-        raise AssertionError("13a batch tokenization lost its line boundaries")
-    return out
+    return _13a_rules(_pad(data, np.flatnonzero(_SYMBOL[data])))
+
+
+#: The white space ``str.split()`` splits on (``str.isspace``): its ASCII bytes, and a pattern of the others.
+_ASCII_SPACE = np.zeros(256, dtype=bool)
+_ASCII_SPACE[[0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
+_OTHER_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def _flat_tokens_13a(lines: Sequence[str]) -> Tuple[List[str], np.ndarray]:
+    """The tokens of :func:`_tokens_13a` in one list, and the number of each line's: one ``split`` of the
+    whole text (half the time of one per line), the lines' counts read from the bytes' token starts. A text
+    with white space beyond ASCII is split line by line."""
+    data = _13a_bytes(lines)
+    text = data.tobytes().decode("utf-8", "surrogatepass")
+    if _OTHER_SPACE.search(text):
+        per_line = [t.split() for t in text.split("\n")]
+        return list(chain.from_iterable(per_line)), np.fromiter(map(len, per_line), dtype=np.int64,
+                                                                count=len(per_line))
+    space = _ASCII_SPACE[data]
+    starts = np.flatnonzero(~space & np.concatenate([[True], space[:-1]]))
+    line = np.searchsorted(np.flatnonzero(data == 0x0A), starts)
+    return text.split(), np.bincount(line, minlength=len(lines))
 
 
 #: Token lists of a whole list of texts at once (the same as splitting the one-text tokenizer's output).
@@ -207,27 +245,32 @@ TOKEN_ID_LINES = 4096
 def token_ids(texts: Sequence[str], tokenizer: str = "13a",
               lowercase: bool = False) -> Tuple[np.ndarray, np.ndarray, int]:
     """The tokens of :func:`tokenize_all` as integer ids: ``(ids, ptr, n)``, the tokens of text ``t`` being
-    ``ids[ptr[t]:ptr[t+1]]``, ``n`` distinct tokens numbered in order of first appearance (so the same in
-    every run).
+    ``ids[ptr[t]:ptr[t+1]]``, each below ``n``. A token's id is the position of its first occurrence among all
+    the tokens (so equal tokens have equal ids, the same in every run; the ids are not consecutive, which
+    spares numbering them again).
 
     The texts are tokenized :data:`TOKEN_ID_LINES` at a time, so the token strings of a large corpus never
-    all exist at once (1.4 million tokens of WMT12 de-en would take about 90 MB as strings; their ids take 5.6).
+    all exist at once (1.3 million tokens of WMT12 de-en would take about 80 MB as strings; their ids take 5).
     """
     index: Dict[str, int] = {}
     ptr = np.zeros(len(texts) + 1, dtype=np.int64)
     parts = []
     for start in range(0, len(texts), TOKEN_ID_LINES):
-        tokens = tokenize_all(texts[start:start + TOKEN_ID_LINES], tokenizer, lowercase)
-        np.cumsum([len(t) for t in tokens], out=ptr[start + 1:start + 1 + len(tokens)])
-        ptr[start + 1:start + 1 + len(tokens)] += ptr[start]
-        flat = list(chain.from_iterable(tokens))
-        del tokens
-        for token in dict.fromkeys(flat):
-            if token not in index:
-                index[token] = len(index)
-        parts.append(np.fromiter(map(index.__getitem__, flat), dtype=np.int32, count=len(flat)))
-    ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
-    return ids, ptr, len(index)
+        lines = texts[start:start + TOKEN_ID_LINES]
+        if tokenizer == "13a":
+            flat, counts = _flat_tokens_13a([t.lower() for t in lines] if lowercase else lines)
+        else:
+            tokens = tokenize_all(lines, tokenizer, lowercase)
+            flat, counts = list(chain.from_iterable(tokens)), [len(t) for t in tokens]
+            del tokens
+        np.cumsum(counts, out=ptr[start + 1:start + 1 + len(lines)])
+        ptr[start + 1:start + 1 + len(lines)] += ptr[start]
+        first = int(ptr[start])
+        parts.append(np.fromiter(map(index.setdefault, flat, range(first, first + len(flat))), dtype=np.int64,
+                                 count=len(flat)))
+        del flat
+    ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return ids, ptr, max(int(ptr[-1]), 1)
 
 
 def tokenize_all(texts: Sequence[str], tokenizer: str = "13a", lowercase: bool = False) -> List[List[str]]:
