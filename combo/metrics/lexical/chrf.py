@@ -32,6 +32,7 @@ from ..registry import register
 PUNCTUATION = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')  # Python's string.punctuation
 _EPS = 1e-16  # chrF++.py's epsilon, as in sacreBLEU
 _KEY_LIMIT = 2 ** 62  # largest (text, n-gram) integer key we allow
+_CHAR_SLICE = 8192  # texts whose characters are read at a time
 
 
 def split_punctuation(text: str) -> List[str]:
@@ -72,14 +73,27 @@ class CharacterNgramCounts(NgramCounts):
         self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n_texts)
         self.ptr = np.zeros(n_texts + 1, dtype=np.int64)
         np.cumsum(self.lengths, out=self.ptr[1:])
-        chars = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        present = np.flatnonzero(np.bincount(chars)) if len(chars) else np.zeros(0, dtype=np.int64)
+        # code points a slice of texts at a time (their UTF-32 copy is 4 bytes a character), each numbered as it
+        # first appears, then renumbered in code point order
+        number = np.full(0x110000, -1, dtype=np.int32)
+        seen: List[int] = []
+        parts = []
+        for start in range(0, n_texts, _CHAR_SLICE):
+            chars = np.frombuffer("".join(texts[start:start + _CHAR_SLICE]).encode("utf-32-le", "surrogatepass"),
+                                  dtype=np.uint32)
+            ids = number[chars]
+            if len(ids) and ids.min() < 0:
+                new = np.unique(chars[ids < 0]).tolist()
+                number[new] = np.arange(len(seen), len(seen) + len(new))
+                seen += new
+                ids = number[chars]
+            parts.append(ids.astype(smallest_uint(max(len(seen) - 1, 0))))
+        present = np.array(sorted(seen), dtype=np.int64)
         self.vocabulary.index = {chr(c): i for i, c in enumerate(present.tolist())}
         self.alphabet = max(len(present), 1)
-        table = np.zeros(int(present[-1]) + 1 if len(present) else 1, dtype=smallest_uint(self.alphabet - 1))
-        table[present] = np.arange(len(present))
-        self.symbols = table[chars]
-        del chars
+        rank = np.empty(len(present), dtype=smallest_uint(self.alphabet - 1))  # first-seen number -> code point rank
+        rank[number[present]] = np.arange(len(present))
+        self.symbols = rank[np.concatenate(parts)] if parts else np.zeros(0, dtype=np.uint8)
         self._matrices: Optional[List[sparse.csr_matrix]] = None
         self._ngram_ids: Optional[List[np.ndarray]] = None
 
