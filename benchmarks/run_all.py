@@ -22,7 +22,12 @@ Rows (WMT12 de-en, real lines; QUEEN on seeded scores):
   normalised) vs the naive kernel over all node pairs (Collins & Duffy); the tree edit distance vs ``zss``.
   Skipped, and said so, without the ``shallow`` layer (``pip install 'combo-eval[shallow]'``).
 
-Run: ``python benchmarks/run_all.py [--quick] [--plots docs/benchmarks] [--json out.json]``;
+``--goals`` adds the table of the heterogeneous metrics' goals (``bench_goals.py``: the 4,800-candidate
+slice cold and warm, the exponent of peak memory against rows, the lexical metrics and the command line's
+start-up against sacreBLEU as whole processes; ``--goals-train`` the cold ``combo train`` on WMT12 too),
+each measured figure beside its goal.
+
+Run: ``python benchmarks/run_all.py [--quick] [--goals [--goals-train]] [--plots docs/benchmarks] [--json out.json]``;
 ``--render out.json [--plots FOLDER]`` redraws the plots from a saved run.
 bench_kernels.py has more kernels (ST, PTK, bigger trees) on all 48,048 WMT12 pairs. The full agreement
 sweeps against the peers (every WMT12 system, every segment) are tests marked slow: ``python -m pytest -m slow``.
@@ -207,6 +212,11 @@ def main() -> None:
     ap.add_argument("--meteor", action="store_true", help="METEOR vs NLTK (needs NLTK_DATA with WordNet)")
     ap.add_argument("--plots", default=None, help="folder for the log-log plots (PNG)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--goals", action="store_true",
+                    help="also the goals of the heterogeneous metrics and the lexical whole-process rows "
+                         "(bench_goals.py: about 5 minutes)")
+    ap.add_argument("--goals-train", action="store_true",
+                    help="with --goals, also the cold combo train on WMT12's four pairs (about 15 minutes more)")
     ap.add_argument("--render", default=None, metavar="JSON",
                     help="only draw the plots (to --plots, default docs/benchmarks) from a JSON written by --json")
     args = ap.parse_args()
@@ -257,10 +267,17 @@ def main() -> None:
         ps = "-" if r["ratio_at_largest"] is None else f"{r['peer_s'][-1]:.3f}"
         print(f"| {r['benchmark']} | {r['dimension']} | {', '.join(map(str, r['sizes']))} | {r['peer']} | "
               f"{r['combo_s'][-1]:.3f} | {ps} | {ratio} | {r['exponent']:.2f} | {pe} | {r['peak_mb']:.0f} |")
+    goals = None
+    if args.goals:
+        import bench_goals
+
+        goals = bench_goals.goal_rows(train=args.goals_train)
+        print()
+        bench_goals.print_table(goals)
     if args.plots:
         plot(rows, Path(args.plots))
     if args.json:
-        Path(args.json).write_text(json.dumps({"load": load_avg, "rows": rows}, indent=1))
+        Path(args.json).write_text(json.dumps({"load": load_avg, "rows": rows, "goals": goals}, indent=1))
 
 
 def plot(rows, folder: Path) -> Path:
