@@ -872,7 +872,7 @@ def _min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Opti
                      ) -> str:
     """The fix for segments with too few references: --min-refs, and --max-refs with the predicted cost of each
     (and ``sampling``: --king-segments and --king-sample, which combo report does not have)."""
-    from .meta.likeness import SUGGESTED_KING_SAMPLE, SUGGESTED_KING_SEGMENTS, SUGGESTED_MAX_REFS, king_cost
+    from .meta_run import SUGGESTED_KING_SAMPLE, SUGGESTED_KING_SEGMENTS, SUGGESTED_MAX_REFS, king_cost
 
     refs = [len(seg.references) for seg in tb.segments]
     cands = [0] * len(refs)

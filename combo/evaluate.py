@@ -19,16 +19,17 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .meta.queen import min_references, queen_segments
+from .meta.queen import min_references
 from .combine.search import SearchResult, search
 from .combine.ulc import mean_rank, ulc
 from .errors import InputError, OptionError
 from .meta.correlation import ValueResult, correlate, correlation_values
-from .meta.likeness import king, orange
+from .meta.likeness import orange
 from .meta.pairwise import (PreferencePairs, pair_scores, pairs_from_scores, pairwise_accuracy_with_ties,
                             pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
 from .meta.significance import bootstrap
 from .meta.wmt23 import seg_acc_eq, seg_acc_eq_per_item, seg_correlation, sys_pairwise_accuracy, wmt23_average, wmt23_tasks
+from .meta_run import king, queen_segments
 from .progress import plural
 from .scoring import ReferenceScores, ScoreTable
 from .testbed import Testbed

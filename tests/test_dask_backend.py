@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from combo import parallel
 from combo.cli import main
-from combo.meta.likeness import king
+from combo.meta_run import king
 from combo.parallel import BackendError, config
 from combo.scoring import score_with_references
 

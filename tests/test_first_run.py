@@ -156,7 +156,7 @@ def test_a_king_result_decided_by_ties_is_flagged():
 
 
 def test_king_cost_by_hand():
-    from combo.meta.likeness import king_cost
+    from combo.meta_run import king_cost
 
     # segments (references, candidates): (4, 2) costs (2 + 4) * 4 * 1 = 24 (n^2/64 < 1), (10, 3) costs
     # (3 + 10) * 10 * 100/64 = 203.125; (3, 5) has too few references for KING and is left out.

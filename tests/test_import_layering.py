@@ -20,11 +20,19 @@ LAYERS = [
     ("metrics", ["combo.metrics", "combo.catalogue"]),
     ("scoring", ["combo.scoring"]),
     ("meta", ["combo.meta"]),
+    ("meta runner", ["combo.meta_run"]),
     ("combine", ["combo.combine"]),
     ("evaluate", ["combo.evaluate", "combo.metric_unit_tests"]),
     ("report", ["combo.report"]),
     ("interface", ["combo.cli", "combo"]),
 ]
+
+#: Packages kept pure: besides the layer rule, they import none of these modules. meta/ holds statistics as pure
+#: functions on arrays; how the work is cut to a memory budget, sent to workers or Dask, and reported as
+#: progress belongs to the layer that runs it (combo.meta_run for QUEEN and KING).
+PURE = {
+    "combo.meta": ["combo.parallel", "combo.dask_backend", "combo.budget", "combo.progress"],
+}
 
 
 def module_files():
@@ -90,6 +98,38 @@ def test_no_import_points_to_a_higher_layer():
                 upward.append(f"{modules[name].relative_to(PACKAGE.parent)}:{line}: {name} "
                               f"({LAYERS[layer_of(name)][0]}) imports {target} ({LAYERS[layer_of(target)][0]})")
     assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(upward)
+
+
+def impure_imports(graph):
+    """``[(module, line, target)]`` for every import a :data:`PURE` package may not make."""
+    found = []
+    for name, imports in graph.items():
+        for package, banned in PURE.items():
+            if name != package and not name.startswith(package + "."):
+                continue
+            found += [(name, line, target) for target, line in imports
+                      if any(target == b or target.startswith(b + ".") for b in banned)]
+    return found
+
+
+def test_meta_imports_nothing_that_runs_work():
+    modules, graph = import_graph()
+    found = [f"{modules[name].relative_to(PACKAGE.parent)}:{line}: {name} imports {target}"
+             for name, line, target in impure_imports(graph)]
+    assert not found, ("meta/ holds pure functions on arrays; budgets, workers and progress belong to "
+                       "combo.meta_run:\n" + "\n".join(found))
+
+
+def test_the_checker_sees_meta_importing_the_execution_layer(tmp_path):
+    """A function-local import of the execution layer (or of the budget) in meta/ is caught; meta's own are not."""
+    source = tmp_path / "likeness.py"
+    source.write_text("def king(segments, jobs=1):\n    from ..parallel import run_tasks\n"
+                      "    from .. import budget\n    from .queen import segment_chunks\n", encoding="utf-8")
+    modules = {"combo.meta.likeness": source, "combo.parallel": None, "combo.budget": None, "combo.meta.queen": None}
+    graph = {"combo.meta.likeness": imports_of("combo.meta.likeness", source, modules),
+             "combo.meta_run": [("combo.parallel", 1)]}
+    assert impure_imports(graph) == [("combo.meta.likeness", 2, "combo.parallel"),
+                                     ("combo.meta.likeness", 3, "combo.budget")]
 
 
 def strongly_connected(graph):

@@ -11,7 +11,7 @@ from combo.budget import Budget, parse_memory
 from combo.cli import main
 from combo.meta.queen import _bitset_loo_counts, leave_one_out_counts, prepare_segment
 from combo.errors import OptionError
-from combo.meta.likeness import king
+from combo.meta_run import king
 from combo.parallel import run_tasks
 from combo.scoring import reference_scores, score_testbed, score_with_references
 from combo.testbed import Segment, Testbed
@@ -116,9 +116,9 @@ def test_sample_segments_is_seeded_and_recorded():
 
 
 def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order(monkeypatch):
-    import combo.meta.likeness as likeness
+    import combo.meta_run as meta_run
 
-    monkeypatch.setattr(likeness, "PARALLEL_MIN_SECONDS", 0.0)  # these small segments go to the workers all the same
+    monkeypatch.setattr(meta_run, "PARALLEL_MIN_SECONDS", 0.0)  # these small segments go to the workers all the same
     rng = np.random.default_rng(4)
     segs = [_segment(rng, n) for n in (4, 5, 5, 9, 17, 20, 4, 30)]
     base = king(segs)
@@ -134,7 +134,7 @@ def test_king_is_the_same_whatever_the_budget_jobs_and_sampling_seed_order(monke
 
 
 def test_king_work_of_under_a_second_is_counted_without_workers(monkeypatch):
-    import combo.meta.likeness as likeness
+    import combo.meta_run as meta_run
     import combo.parallel as parallel
 
     def no_pool(*args, **kwargs):
@@ -144,7 +144,7 @@ def test_king_work_of_under_a_second_is_counted_without_workers(monkeypatch):
     rng = np.random.default_rng(4)
     segs = [_segment(rng, n) for n in (4, 5, 9)]
     assert np.array_equal(king(segs, jobs=2).per_segment, king(segs).per_segment)
-    monkeypatch.setattr(likeness, "PARALLEL_MIN_SECONDS", 0.0)
+    monkeypatch.setattr(meta_run, "PARALLEL_MIN_SECONDS", 0.0)
     with pytest.raises(AssertionError, match="pool was started"):
         king(segs, jobs=2)
 

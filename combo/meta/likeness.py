@@ -24,18 +24,23 @@ first) or ``"pessimistic"``.
 
 Everything works on arrays: ``segments`` is a list of ``(cand_ref, ref_ref)``
 per segment as in :mod:`combo.meta.queen`; ragged sizes are fine; segments
-that cannot be scored are counted in ``skipped`` with the reason.
+that cannot be scored are counted in ``skipped`` with the reason. KING over
+many segments is three pure steps, :func:`king_plan` (every random draw, in
+segment order), :func:`king_chunk` (one chunk of segments) and :func:`king_merge`;
+:func:`king` runs them here, and :mod:`combo.meta_run` runs the chunks under a
+memory budget, on workers or Dask, with progress.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .queen import (
+    BITSET_CHUNK_WORDS,
+    SEGMENT_CHUNK_BYTES,
     Seed,
     SkippedSegments,
     _use_broadcast,
@@ -203,12 +208,101 @@ def check_held_out(held_out: Optional[int]) -> None:
         raise OptionError(f"held_out={held_out!r} must be an integer >= 2 (references held out per segment)")
 
 
+def check_king_options(triples: str, ties: str, max_refs: Optional[int], held_out: Optional[int]) -> None:
+    """Refuse KING options that cannot work (an :class:`OptionError`), in the order :func:`king` checks them."""
+    check_triples(triples)
+    check_king_ties(ties)
+    check_max_refs(max_refs, triples, extra=1)
+    check_held_out(held_out)
+
+
+Draws = Dict[int, Tuple[Optional[np.ndarray], Optional[np.ndarray]]]
+
+
+@dataclass
+class KingPlan:
+    """What KING decides before it counts anything: the segments it skips, and every random draw.
+
+    ``draws[i] = (kept, sample)`` for each segment ``i`` that is counted, in
+    segment order: the references kept under ``max_refs`` (None: all) and the
+    held-out references whose event is evaluated (None: every reference).
+    Drawing all of them first, in segment order, makes the result the same
+    however the segments are then cut into chunks and wherever the chunks are
+    counted (:func:`king_chunk`, merged by :func:`king_merge`).
+    """
+
+    result: KingResult  # skipped, sampled and estimated filled in; king_merge fills in the values
+    draws: Draws
+    options: Tuple  # (triples, higher_is_better, metric_names, ties): king_chunk's options but the bitset words
+
+    def kept_references(self, segments, i: int) -> int:
+        """References segment ``i`` is counted with (after ``max_refs``)."""
+        kept = self.draws[i][0]
+        return segment_shape(segments, i)[2] if kept is None else len(kept)
+
+    def chunks(self, segments, max_bytes: int) -> List[List[int]]:
+        """The counted segments in consecutive chunks of at most ``max_bytes`` of scores (at least one each)."""
+        chunks = [[i for i in chunk if i in self.draws] for chunk in segment_chunks(segments, max_bytes)]
+        return [c for c in chunks if c]
+
+
+def king_plan(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
+              higher_is_better: Optional[Sequence[bool]] = None,
+              metric_names: Optional[Sequence[str]] = None,
+              max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count",
+              held_out: Optional[int] = None, segment_population: Optional[int] = None) -> KingPlan:
+    """KING's :class:`KingPlan` for ``segments``, with the options of :func:`king` (checked here)."""
+    check_king_options(triples, ties, max_refs, held_out)
+    rng = np.random.default_rng(seed)
+    held_rng = np.random.default_rng(_held_out_seed(seed))
+    need = min_references(triples) + 1
+    if segment_population is not None and (isinstance(segment_population, bool)
+                                           or not isinstance(segment_population, (int, np.integer))
+                                           or segment_population < len(segments)):
+        raise OptionError(f"segment_population={segment_population!r} must be a whole number of segments, not "
+                          f"smaller than the {len(segments)} sampled from it")
+    out = KingResult(value=float("nan"), per_segment=np.full(len(segments), np.nan), segments=[None] * len(segments),
+                     triples=triples, held_out=held_out, segment_population=segment_population)
+    draws: Draws = {}
+    for i in range(len(segments)):
+        m, n_cand, n = segment_shape(segments, i)
+        if n < need:
+            out.skipped[i] = f"{n} references; KING with triples={triples!r} needs >= {need}"
+            continue
+        if n_cand == 0:
+            out.skipped[i] = "no candidates"
+            continue
+        keep = sample_references(n, max_refs, rng)
+        if keep is not None:
+            out.sampled.append(i)
+            n = len(keep)
+        sample = None
+        if held_out is not None and n > held_out and not _use_broadcast(n, "auto"):
+            sample = np.sort(held_rng.choice(n, size=held_out, replace=False))
+            out.estimated.append(i)
+        draws[i] = (keep, sample)
+    return KingPlan(out, draws, (triples, higher_is_better, metric_names, ties))
+
+
+def king_merge(plan: KingPlan, results: Sequence[List[Tuple[int, KingSegment]]]) -> KingResult:
+    """The :class:`KingResult` of ``plan`` from the results of :func:`king_chunk` on its chunks (any order)."""
+    out = plan.result
+    for chunk_result in results:
+        for i, seg_result in chunk_result:
+            out.segments[i] = seg_result
+            out.per_segment[i] = seg_result.king
+    if out.n_used:
+        out.value = float(np.nanmean(out.per_segment))
+        out.stderr = _held_out_stderr(out)
+    return out
+
+
 def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
          higher_is_better: Optional[Sequence[bool]] = None,
          metric_names: Optional[Sequence[str]] = None,
          max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count",
-         held_out: Optional[int] = None, memory=None, progress: bool = False, jobs: int = 1,
-         segment_population: Optional[int] = None) -> KingResult:
+         held_out: Optional[int] = None, *, segment_population: Optional[int] = None,
+         chunk_bytes: int = SEGMENT_CHUNK_BYTES, max_words: int = BITSET_CHUNK_WORDS) -> KingResult:
     """KING over segments ``(cand_ref, ref_ref)``, averaged over the segments that can be scored.
 
     ``ties`` as in :func:`king_segment` (default: the paper's ``>=``).
@@ -235,114 +329,48 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     The mean is then an unbiased estimate of the whole test bed's KING, and
     ``stderr`` is that of two-stage sampling (:func:`two_stage_stderr`).
 
-    Segments are prepared and counted in chunks sized from ``memory`` (a
-    :class:`combo.budget.Budget` or a size such as ``"2G"``); a budget too
-    small for one segment is an :class:`OptionError`. ``jobs`` runs the chunks
-    in parallel (:func:`combo.parallel.run_tasks`, local processes or Dask):
-    every random draw is made first, in segment order, so the result is the
-    same for any ``jobs``, budget or backend.
+    Here, in this process: :func:`king_plan` (every random draw first, in
+    segment order), :func:`king_chunk` on chunks of at most ``chunk_bytes`` of
+    scores (``max_words`` per array of dominance bitsets), :func:`king_merge`.
+    The sizes change memory, never the result. Under a memory budget, in
+    parallel and with progress (``memory=``, ``jobs=``, ``progress=``):
+    :func:`combo.meta_run.king`, which gives the same result.
     """
-    from ..budget import Budget
-    from ..parallel import on_cluster
-    from ..parallel import run_tasks
-
-    check_triples(triples)
-    check_king_ties(ties)
-    check_max_refs(max_refs, triples, extra=1)
-    check_held_out(held_out)
-    budget = Budget.of(memory)
-    rng = np.random.default_rng(seed)
-    held_rng = np.random.default_rng(_held_out_seed(seed))
-    need = min_references(triples) + 1
-    per_segment = np.full(len(segments), np.nan)
-    if segment_population is not None and (isinstance(segment_population, bool)
-                                           or not isinstance(segment_population, (int, np.integer))
-                                           or segment_population < len(segments)):
-        raise OptionError(f"segment_population={segment_population!r} must be a whole number of segments, not "
-                          f"smaller than the {len(segments)} sampled from it")
-    out = KingResult(value=float("nan"), per_segment=per_segment, segments=[None] * len(segments),
-                     triples=triples, held_out=held_out, segment_population=segment_population)
-    # every random draw first, in segment order, so any chunking or backend gives the same result
-    plan: Dict[int, Tuple[Optional[np.ndarray], Optional[np.ndarray]]] = {}
-    for i in range(len(segments)):
-        m, n_cand, n = _shape(segments, i)
-        if n < need:
-            out.skipped[i] = f"{n} references; KING with triples={triples!r} needs >= {need}"
-            continue
-        if n_cand == 0:
-            out.skipped[i] = "no candidates"
-            continue
-        keep = sample_references(n, max_refs, rng)
-        if keep is not None:
-            out.sampled.append(i)
-            n = len(keep)
-        budget.check_segment(n, m, i)
-        sample = None
-        if held_out is not None and n > held_out and not _use_broadcast(n, "auto"):
-            sample = np.sort(held_rng.choice(n, size=held_out, replace=False))
-            out.estimated.append(i)
-        plan[i] = (keep, sample)
-    # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
-    # work of under a second stays in this process, where starting workers would cost more than it saves
-    remote = on_cluster()  # on a cluster whatever ``jobs`` says
-    costs = {i: _cost(segments, i, held_out) for i in plan}
-    small = sum(costs.values()) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
-    serial = (jobs == 1 or small) and not remote
-    chunk_bytes = budget.segment_bytes()
-    if not serial:
-        workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 2)
-        total = sum(_segment_bytes(segments, i) for i in plan)
-        chunk_bytes = max(1, min(chunk_bytes // workers, total // (4 * workers) + 1))
-    chunks = [[i for i in chunk if i in plan] for chunk in segment_chunks(segments, chunk_bytes)]
-    chunks = [c for c in chunks if c]
-    options = (triples, higher_is_better, metric_names, ties, budget.bitset_words())
-    # a fork pool shares ``segments`` copy-on-write; a Dask task carries only its own chunk's arrays
-    tasks = [({i: segments[i] for i in chunk} if remote else segments, chunk, {i: plan[i] for i in chunk}, options)
-             for chunk in chunks]
-    weights = [sum(costs[i] for i in chunk) for chunk in chunks]
-    bar = _progress(sum(weights), progress) if serial else None
-    results = []
-    for task, w in zip(tasks, weights) if serial else ():
-        results.append(_king_chunk(*task))
-        if bar is not None:
-            bar.update(w)
-    if not serial:
-        results = run_tasks(_king_chunk, tasks, jobs, progress, "KING", weights=weights)
-    if bar is not None:
-        bar.close()
-    for chunk_result in results:
-        for i, seg_result in chunk_result:
-            out.segments[i] = seg_result
-            per_segment[i] = seg_result.king
-    if out.n_used:
-        out.value = float(np.nanmean(per_segment))
-        out.stderr = _held_out_stderr(out)
-    return out
+    plan = king_plan(segments, triples, higher_is_better, metric_names, max_refs, seed, ties, held_out,
+                     segment_population)
+    options = plan.options + (max_words,)
+    return king_merge(plan, [king_chunk(segments, chunk, plan.draws, options)
+                             for chunk in plan.chunks(segments, chunk_bytes)])
 
 
-def _king_chunk(segments, chunk: Sequence[int], plan, options) -> List[Tuple[int, KingSegment]]:
-    """KING of the segments ``chunk`` (one task: prepared together, small ones stacked)."""
+def king_chunk(segments, chunk: Sequence[int], draws: Draws, options) -> List[Tuple[int, KingSegment]]:
+    """KING of the segments ``chunk`` (one task: prepared together, small ones stacked).
+
+    ``draws``: the plan's draws for (at least) these segments; ``options``:
+    ``KingPlan.options`` and the uint64 words of one chunk of bitsets.
+    """
     triples, higher_is_better, metric_names, ties, max_words = options
     prepared = []
     for i in chunk:
-        keep = plan[i][0]
+        keep = draws[i][0]
         c, r = restrict_references(*segments[i], keep)
         prepared.append(prepare_segment(c, r, triples, higher_is_better, metric_names, segment=i))
-    counts = leave_one_out_counts_many(prepared, triples, held_out=[plan[i][1] for i in chunk], max_words=max_words)
+    counts = leave_one_out_counts_many(prepared, triples, held_out=[draws[i][1] for i in chunk], max_words=max_words)
     out = []
     for i, c in zip(chunk, counts):
-        seg_result = _king_from_counts(*c, triples, ties, held_out=plan[i][1])
-        seg_result.references = plan[i][0]
+        seg_result = _king_from_counts(*c, triples, ties, held_out=draws[i][1])
+        seg_result.references = draws[i][0]
         out.append((i, seg_result))
     return out
 
 
-def _segment_bytes(segments, i: int) -> int:
-    m, n_cand, n = _shape(segments, i)
+def segment_score_bytes(segments, i: int) -> int:
+    """Bytes of segment ``i``'s scores as float64, from its shape."""
+    m, n_cand, n = segment_shape(segments, i)
     return 8 * m * (n_cand * n + n * n)
 
 
-def _shape(segments, i: int) -> Tuple[int, int, int]:
+def segment_shape(segments, i: int) -> Tuple[int, int, int]:
     """(metrics, candidates, references) of segment ``i``, without making its arrays when the sequence can tell."""
     shape = segments.shape_of(i) if hasattr(segments, "shape_of") else np.shape(segments[i][0])
     return (1,) * (3 - len(shape)) + tuple(int(x) for x in shape)
@@ -398,88 +426,17 @@ def two_stage_stderr(values: np.ndarray, within: np.ndarray, population: int) ->
     return float(np.sqrt(between + f * float(np.sum(within)) / n ** 2))
 
 
-def _cost(segments, i: int, held_out: Optional[int]) -> float:
-    """Bit operations of segment ``i``'s leave-one-out counts (progress units and task order), from its shape."""
-    m, n_cand, n = _shape(segments, i)
-    queried = n if held_out is None else min(n, held_out)
-    return float(m) * (n_cand + queried) * n * max(n * n / 64.0, 1.0)
+def king_operations(segments, i: int, held_out: Optional[int]) -> float:
+    """Bit operations of segment ``i``'s leave-one-out counts (a runner's progress units and task order), from its
+    shape: ``m (n_cand + queried) n max(n^2 / 64, 1)``."""
+    m, n_cand, n = segment_shape(segments, i)
+    return king_segment_operations(m, n_cand, n, held_out)
 
 
-#: References per segment suggested to cap a test bed with hundreds (DSTC7): KING's 4 plus a margin, as
-#: docs/search.md runs it.
-SUGGESTED_MAX_REFS = 8
-#: The unbiased alternative the advice names: KING from a sample of segments and of held-out references
-#: (docs/scale.md, measured on DSTC7 with every reference)
-SUGGESTED_KING_SEGMENTS = 100
-SUGGESTED_KING_SAMPLE = 16
-#: Measured on the project machine, one core (docs/queen-king.md, "Cost"): KING's counting in the units of
-#: :func:`_cost`, and reference pairs scored per second and metric for the default lexical set of combo search
-#: (METEOR and GTM are the slowest; chrF and ROUGE alone run about twice as fast).
-KING_OPERATIONS_PER_SECOND = 4.5e7
-PAIR_SCORES_PER_SECOND = 5.8e4
-#: KING work (estimated at KING_OPERATIONS_PER_SECOND) below which ``jobs > 1`` still counts in this process:
-#: a greedy search makes dozens of small KING calls, and a process pool per call made the bundled DSTC7 search
-#: slower with --jobs 2 (17.9 s) than with one job (15.8 s; benchmarks/bench_jobs.py)
-PARALLEL_MIN_SECONDS = 1.0
-
-
-@dataclass
-class KingCost:
-    """The predicted cost of KING on a test bed: reference pairs to score, KING's operations, memory."""
-
-    segments: int  # segments KING counts
-    pairs: int  # text pairs scored per metric: n^2 reference pairs and n x candidates per segment (combo.scoring)
-    operations: float  # KING's operations for a greedy search (2m - 1 metric sets of one or two metrics)
-    metrics: int
-    score_bytes: int  # the reference-pair scores held at once (float64 per pair and metric)
-    largest_segment_bytes: int  # what the largest segment needs under --memory (combo.budget.segment_need)
-
-    def seconds(self) -> float:
-        return self.pairs * self.metrics / PAIR_SCORES_PER_SECOND + self.operations / KING_OPERATIONS_PER_SECOND
-
-    def describe(self) -> str:
-        from ..budget import format_bytes
-
-        return (f"{self.pairs:,} text pairs per metric and {self.operations:.2g} KING operations for a search "
-                f"over {self.metrics} metric{'s' if self.metrics != 1 else ''}, about {_duration(self.seconds())} on one core, "
-                f"{format_bytes(self.score_bytes)} of pair scores, {format_bytes(self.largest_segment_bytes)} for "
-                "the largest segment")
-
-
-def king_cost(ref_counts: Sequence[int], cand_counts: Sequence[int], n_metrics: int, triples: str = "distinct",
-              max_refs: Optional[int] = None, held_out: Optional[int] = None) -> KingCost:
-    """Predict the cost of a greedy KING search over ``n_metrics`` metrics from each segment's reference and
-    candidate counts (segments KING would skip are left out; ``max_refs`` caps, ``held_out`` as in :func:`king`).
-
-    A greedy search measures about ``2 m - 1`` metric sets, nearly all of one or two metrics; each costs
-    :func:`_cost` operations per segment. Time uses the rates measured on the project machine.
-    """
-    from ..budget import segment_need
-
-    need = min_references(triples) + 1
-    kept = [(min(n, max_refs) if max_refs else n, c) for n, c in zip(ref_counts, cand_counts) if n >= need and c]
-    pairs = sum(n * n + c * n for n, c in kept)
-    one = sum((c + (n if held_out is None else min(n, held_out))) * n * max(n * n / 64.0, 1.0) for n, c in kept)
-    m = max(n_metrics, 1)
-    operations = one * (m + 2 * (m - 1))  # m single metrics, then m - 1 sets of two
-    largest = max((n for n, _ in kept), default=0)
-    return KingCost(len(kept), pairs, operations, m, 8 * pairs * m, segment_need(largest, 2) if largest else 0)
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-def _progress(total: float, progress: bool):
-    if not progress or total <= 0:
-        return None
-    from ..progress import progress as reporter
-
-    return reporter(total, "KING", unit="op", unit_scale=True)
+def king_segment_operations(n_metrics: int, n_cand: int, n_ref: int, held_out: Optional[int] = None) -> float:
+    """Bit operations of KING's leave-one-out counts for one segment of this shape (see :func:`king_operations`)."""
+    queried = n_ref if held_out is None else min(n_ref, held_out)
+    return float(n_metrics) * (n_cand + queried) * n_ref * max(n_ref * n_ref / 64.0, 1.0)
 
 
 # -- ORANGE -------------------------------------------------------------------------------------

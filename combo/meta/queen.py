@@ -50,6 +50,12 @@ from ..errors import InputError, OptionError
 TRIPLES = ("distinct", "pair-distinct", "independent")
 _MIN_REFS = {"distinct": 3, "pair-distinct": 2, "independent": 1}
 _MAX_WORDS = 1 << 18  # words per bitset array in one chunk of queries (2 MB)
+#: Chunk sizes when the caller gives none: the shares of the default 2 GB memory budget that
+#: :class:`combo.budget.Budget` gives segments prepared together (a quarter) and one chunk of dominance bitsets.
+#: The budget itself (``--memory``) is the runner's (:mod:`combo.meta_run`); tests/test_meta_run.py checks that
+#: these equal ``Budget().segment_bytes()`` and ``Budget().bitset_words()``.
+SEGMENT_CHUNK_BYTES = 2 * 1024 ** 3 // 4
+BITSET_CHUNK_WORDS = max(1 << 16, 2 * 1024 ** 3 // 8 // 8 // 6)
 
 Seed = Union[None, int, np.random.Generator]
 
@@ -639,29 +645,28 @@ def prepare_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], need: in
 def queen_segments(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "distinct",
                    higher_is_better: Optional[Sequence[bool]] = None,
                    metric_names: Optional[Sequence[str]] = None,
-                   max_refs: Optional[int] = None, seed: Seed = None, memory=None) -> QueenResult:
+                   max_refs: Optional[int] = None, seed: Seed = None, *,
+                   chunk_bytes: int = SEGMENT_CHUNK_BYTES, max_words: int = BITSET_CHUNK_WORDS) -> QueenResult:
     """QUEEN over a sequence of segments ``(cand_ref, ref_ref)`` with ragged n_cand and n_ref.
 
     Segments with fewer than :func:`min_references` references are skipped and
     listed in ``skipped`` with the reason. With ``max_refs=K`` a segment with
     more than K references uses K of them drawn uniformly without replacement
     from ``np.random.default_rng(seed)`` (listed in ``sampled``). Segments are
-    prepared and counted in chunks sized from ``memory`` (a :class:`combo.budget.Budget`
-    or a size such as ``"2G"``); ``segments`` may be any indexable sequence
-    that makes each segment's arrays when asked.
+    prepared and counted in chunks of at most ``chunk_bytes`` of scores, with
+    at most ``max_words`` uint64 words per array of dominance bitsets; the
+    sizes change memory, never the result. ``segments`` may be any indexable
+    sequence that makes each segment's arrays when asked. Sized from a memory
+    budget (``memory="2G"``): :func:`combo.meta_run.queen_segments`.
     """
-    from ..budget import Budget
-
     check_triples(triples)
     check_max_refs(max_refs, triples)
-    budget = Budget.of(memory)
     rng = np.random.default_rng(seed)
     need = min_references(triples)
     result = QueenResult(values=[None] * len(segments), triples=triples)
-    for chunk in segment_chunks(segments, budget.segment_bytes()):
+    for chunk in segment_chunks(segments, chunk_bytes):
         prepared, where, _ = prepare_segments(segments, need, "QUEEN", result, triples, higher_is_better,
                                               metric_names, max_refs, rng, indices=chunk)
-        for i, (cand, _), counts in zip(where, prepared,
-                                        queen_counts_many(prepared, triples, max_words=budget.bitset_words())):
+        for i, (cand, _), counts in zip(where, prepared, queen_counts_many(prepared, triples, max_words=max_words)):
             result.values[i] = counts / triple_count(cand.shape[2], triples)
     return result
