@@ -281,7 +281,9 @@ def test_indexes_equal_the_former_construction(real_trees):
 def test_index_of_a_truncated_preorder_is_refused():
     tree = Tree.from_preorder(["A", "x"], [3, 0], validate=False)
     with pytest.raises(InputError, match="ends before every node has its children"):
-        TreeIndex(tree.labels, tree.arities, TreeIds())
+        TreeIndex(tree.labels, tree.arities, TreeIds()).children
+    with pytest.raises(InputError, match="ends before every node has its children"):
+        _PtkForest([tree])
 
 
 def test_from_preorder_keeps_int_arities():

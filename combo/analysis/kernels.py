@@ -50,7 +50,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 from scipy import sparse
 
-from combo.errors import OptionError
+from combo.errors import InputError, OptionError
 from combo.analysis.trees import Tree, TreeIndex
 
 __all__ = [
@@ -425,18 +425,68 @@ def _equal_key_pairs(keys_l: np.ndarray, keys_r: np.ndarray) -> Tuple[np.ndarray
     return start_l[m_l][group] + q // width, start_r[m_r][group] + q % width
 
 
+def _preorder_structure(arity: np.ndarray, tree: np.ndarray, root: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Parent (global position, -1 at a root) and height of every node of pre-order trees laid end to end
+    (``tree``: each node's tree, ``root``: its tree's first position), from the child counts alone.
+
+    Reading a tree in pre-order, each node takes the top slot of a stack and pushes one slot per child: a
+    node's parent is the last node before it that pushed a slot at the level it takes. Depths by pointer
+    jumping, then heights a depth at a time from the deepest.
+    """
+    total = len(arity)
+    step = arity - 1
+    before = np.cumsum(step) - step
+    level = 1 + before - before[root]  # the slot a node takes: the number on the stack before it
+    last = np.flatnonzero(np.append(tree[1:] != tree[:-1], True)) if total else np.zeros(0, dtype=np.int64)
+    if np.any(level[last] + step[last] != 0):  # a tree's last node empties the stack
+        raise InputError("the pre-order sequence ends before every node has its children")
+    pushers = np.flatnonzero(arity)
+    pushed, by = _ranges(level[pushers], arity[pushers])
+    width = np.int64(int(pushed.max()) + 1 if len(pushed) else 2)
+    keys = np.sort((tree[pushers][by] * width + pushed) * total + pushers[by])
+    query = (tree * width + level) * total + np.arange(total)
+    at = np.maximum(np.searchsorted(keys, query) - 1, 0)
+    is_root = np.arange(total) == root
+    if len(keys):
+        found = keys[at]
+        if not np.array_equal(found[~is_root] // total, query[~is_root] // total):
+            raise InputError("the pre-order sequence ends before every node has its children")
+        parent = np.where(is_root, -1, found % total)
+    else:
+        if not is_root.all():
+            raise InputError("the pre-order sequence ends before every node has its children")
+        parent = np.full(total, -1, dtype=np.int64)
+    depth = (~is_root).astype(np.int64)
+    up = parent.copy()
+    live = np.flatnonzero(up >= 0)
+    while len(live):
+        depth[live] += depth[up[live]]
+        up[live] = up[up[live]]
+        live = live[up[live] >= 0]
+    height = np.zeros(total, dtype=np.int64)
+    by_depth = np.argsort(-depth, kind="stable")
+    for nodes in np.split(by_depth, np.flatnonzero(np.diff(depth[by_depth])) + 1):
+        if not len(nodes) or depth[nodes[0]] == 0:
+            break
+        np.maximum.at(height, parent[nodes], height[nodes] + 1)
+    return parent, height
+
+
 class _PtkForest:
     """Internal nodes of distinct trees end to end, for :func:`_partial_tree_batch`.
 
     Internal node ``u`` (global position) has ``label[u]``, ``unary[u]`` (one
     child, a leaf), ``height[u]``, ``node[u]`` (its pre-order id) and children
     records ``child_ptr[u]:child_ptr[u+1]`` (``child_label``, ``child_kind``:
-    0 leaf, 1 unary, 2 other internal; ``child_production``, ``child_rank``).
-    The internal nodes of tree ``t`` are ``tree_ptr[t]:tree_ptr[t+1]``, sorted by
-    (label, unary, pre-order id): ``child_rank`` is a node's position among the
-    internal nodes of its label in its tree. ``leaves``, ``internal``,
-    ``unaries`` (trees x labels) and ``unary_productions`` (trees x productions)
-    count nodes for the closed forms of :func:`_partial_tree_pair`.
+    0 leaf, 1 unary, 2 other internal; ``child_word``: the leaf under a unary
+    child, whose label tells its production from others of its label;
+    ``child_rank``). The internal nodes of tree ``t`` are
+    ``tree_ptr[t]:tree_ptr[t+1]``, sorted by (label, unary, pre-order id):
+    ``child_rank`` is a node's position among the internal nodes of its label in
+    its tree. ``leaves``, ``internal``, ``unaries`` (trees x labels) and
+    ``unary_productions`` (trees x (label, word)) count nodes for the closed
+    forms of :func:`_partial_tree_pair`. Only the trees' label ids and child
+    counts are read (not the rest of their indexes, which is not built).
     """
 
     def __init__(self, trees: Sequence[Tree]):
@@ -446,11 +496,9 @@ class _PtkForest:
         offset = np.concatenate(([0], np.cumsum(sizes)))
         total = int(offset[-1])
         label = _chained((ix.label_ids for ix in indexes), total)
-        production = _chained((ix.production_ids for ix in indexes), total)
-        height = _chained((ix.height for ix in indexes), total)
-        parent = _chained((ix.parent for ix in indexes), total)
         arity = _chained((t.arities for t in trees), total)
         tree = np.repeat(np.arange(n_trees, dtype=np.int64), sizes)
+        parent, height = _preorder_structure(arity, tree, offset[tree])
         leaf = arity == 0
         unary = np.zeros(total, dtype=bool)
         one = np.flatnonzero(arity == 1)
@@ -469,7 +517,7 @@ class _PtkForest:
         self.node = ids - offset[tree[ids]]
         # the children of a node, in order, are the nodes whose parent it is, by pre-order id
         has_parent = np.flatnonzero(parent >= 0)
-        by_parent = has_parent[np.argsort(parent[has_parent] + offset[tree[has_parent]], kind="stable")]
+        by_parent = has_parent[np.argsort(parent[has_parent], kind="stable")]
         first_child = np.cumsum(arity) - arity
         slots, _ = _ranges(first_child[ids], arity[ids])
         kids = by_parent[slots]
@@ -477,7 +525,9 @@ class _PtkForest:
         # each node's children by label (stable: by position within a label)
         self.child_by_label = np.lexsort((label[kids], np.repeat(np.arange(len(ids)), arity[ids])))
         self.child_label, self.child_kind = label[kids], kind[kids]
-        self.child_production, self.child_rank = production[kids], rank[kids]
+        word = np.full(total, -1, dtype=np.int64)
+        word[one] = label[one + 1]  # under a unary node (the leaf of others is not read)
+        self.child_word, self.child_rank = word[kids], rank[kids]
 
         def counts_of(where: np.ndarray, column: np.ndarray, width: int) -> sparse.csr_matrix:
             return sparse.csr_matrix((np.ones(int(where.sum()), dtype=np.int64), (tree[where], column[where])),
@@ -486,8 +536,11 @@ class _PtkForest:
         self.leaves = counts_of(leaf, label, int(n_labels))
         self.internal = counts_of(~leaf, label, int(n_labels))
         self.unaries = counts_of(unary, label, int(n_labels))
-        n_prod = int(production.max()) + 1 if total else 1
-        self.unary_productions = counts_of(unary, production, max(n_prod, 1))
+        # a unary node's production: its label and its word's
+        productions, column = np.unique(label[unary] * n_labels + word[unary], return_inverse=True)
+        unary_production = np.zeros(total, dtype=np.int64)
+        unary_production[unary] = column.reshape(-1)
+        self.unary_productions = counts_of(unary, unary_production, max(len(productions), 1))
 
 
 def _row_dots(a: sparse.csr_matrix, left: np.ndarray, b: sparse.csr_matrix, right: np.ndarray) -> np.ndarray:
@@ -496,10 +549,8 @@ def _row_dots(a: sparse.csr_matrix, left: np.ndarray, b: sparse.csr_matrix, righ
 
 
 _PTK_CELLS = 1 << 18  # cells of the dynamic programme's tables done together (memory, cache)
-
-
-_STEP_COST = 800  # one anti-diagonal step of a part of node pairs, in table cells (numpy calls against elements)
-_PART_COST = 4000  # setting a part up, in table cells
+_STEP_COST = 100  # one anti-diagonal step of a part of node pairs, in table cells (numpy calls against elements)
+_PART_COST = 1000  # setting a part up, in table cells
 
 
 def _table_shapes(n_u: np.ndarray, n_v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -607,7 +658,7 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
     by_level = np.argsort(levels, kind="stable")
     bounds = np.flatnonzero(np.diff(levels[by_level])) + 1
     ptr = f.child_ptr
-    c_label, c_kind, c_prod, c_rank = f.child_label, f.child_kind, f.child_production, f.child_rank
+    c_label, c_kind, c_word, c_rank = f.child_label, f.child_kind, f.child_word, f.child_rank
 
     def child_deltas(su: np.ndarray, sv: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """Delta of child pairs with equal labels (child slots su, sv of tree pairs ``pairs``), as the
@@ -615,7 +666,7 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
         ku, kv = c_kind[su], c_kind[sv]
         d = np.full(len(su), leaf_value)
         both_unary = (ku == 1) & (kv == 1)
-        d[both_unary] = np.where(c_prod[su[both_unary]] == c_prod[sv[both_unary]], unary_same, leaf_value)
+        d[both_unary] = np.where(c_word[su[both_unary]] == c_word[sv[both_unary]], unary_same, leaf_value)
         inner = np.flatnonzero((ku > 0) & (kv > 0) & ~both_unary)
         if len(inner):
             su, sv = su[inner], sv[inner]

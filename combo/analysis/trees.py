@@ -108,21 +108,37 @@ class TreeIndex:
     other internal nodes),
     ``cache`` (a dict where other modules keep what they derive from the tree).
     Since children have larger pre-order ids than their parent, visiting nodes
-    by decreasing id is a valid dynamic-programming order.
+    by decreasing id is a valid dynamic-programming order. ``label_ids``,
+    ``arities`` and ``cache`` are made with the index, the rest on first use
+    (the batched PTK derives what it needs from the first two, in numpy).
     """
 
-    __slots__ = ("ids", "n", "children", "parent", "end", "height", "label_ids",
-                 "production_ids", "preterminal_counts", "phrasal_by_production", "cache",
+    __slots__ = ("ids", "n", "label_ids", "arities", "cache", "_children", "_parent", "_end", "_height",
+                 "_production_ids", "_preterminal_counts", "_phrasal_by_production",
                  "_by_production", "_by_label", "_postorder", "_arrays")
 
     def __init__(self, labels: Tuple[str, ...], arities: Tuple[int, ...], numbering: Optional[TreeIds] = None):
         numbering = self.ids = numbering or current_tree_ids()
-        n = self.n = len(labels)
+        self.n = len(labels)
         get = numbering.labels.get
         ids = list(map(get, labels))
-        if None in ids:
-            ids = [numbering.label_id(s) for s in labels]
+        if None in ids:  # new labels: numbered in order, under one hold of the lock
+            table = numbering.labels
+            with numbering.lock:
+                ids = [table.setdefault(s, len(table)) for s in labels]
         self.label_ids = ids
+        self.arities = arities
+        self.cache: dict = {}  # other modules' derived data (e.g. edit-distance tables)
+        self._children: Optional[List[Tuple[int, ...]]] = None  # the structure, built on first use (_build)
+        self._by_production: Optional[Dict[int, List[int]]] = None
+        self._by_label: Optional[Dict[int, List[int]]] = None
+        self._postorder: Optional[List[int]] = None
+        self._arrays = None
+
+    def _build(self) -> None:
+        """Children, parents, subtree ends, heights and productions, in one right-to-left pass (label ids
+        and the cache are made at once: the batched PTK reads only them and the arities)."""
+        n, ids, arities, numbering = self.n, self.label_ids, self.arities, self.ids
         children: List[Tuple[int, ...]] = [()] * n
         parent = [-1] * n
         end = list(range(1, n + 1))
@@ -164,8 +180,6 @@ class TreeIndex:
             p = get_prod(key)
             prods[i] = p if p is not None else numbering.intern(productions, key)
             push(i)
-        self.children, self.parent, self.end, self.height = children, parent, end, height
-        self.production_ids = prods
         pre: Dict[int, int] = {}
         phrasal: Dict[int, List[int]] = {}
         for i, p in enumerate(prods):
@@ -175,13 +189,51 @@ class TreeIndex:
                 pre[p] = pre.get(p, 0) + 1
             else:
                 phrasal.setdefault(p, []).append(i)
-        self.preterminal_counts = pre
-        self.phrasal_by_production = phrasal
-        self.cache: dict = {}  # other modules' derived data (e.g. edit-distance tables)
-        self._by_production: Optional[Dict[int, List[int]]] = None
-        self._by_label: Optional[Dict[int, List[int]]] = None
-        self._postorder: Optional[List[int]] = None
-        self._arrays = None
+        self._parent, self._end, self._height, self._production_ids = parent, end, height, prods
+        self._preterminal_counts, self._phrasal_by_production = pre, phrasal
+        self._children = children
+
+    @property
+    def children(self) -> List[Tuple[int, ...]]:
+        if self._children is None:
+            self._build()
+        return self._children
+
+    @property
+    def parent(self) -> List[int]:
+        if self._children is None:
+            self._build()
+        return self._parent
+
+    @property
+    def end(self) -> List[int]:
+        if self._children is None:
+            self._build()
+        return self._end
+
+    @property
+    def height(self) -> List[int]:
+        if self._children is None:
+            self._build()
+        return self._height
+
+    @property
+    def production_ids(self) -> List[int]:
+        if self._children is None:
+            self._build()
+        return self._production_ids
+
+    @property
+    def preterminal_counts(self) -> Dict[int, int]:
+        if self._children is None:
+            self._build()
+        return self._preterminal_counts
+
+    @property
+    def phrasal_by_production(self) -> Dict[int, List[int]]:
+        if self._children is None:
+            self._build()
+        return self._phrasal_by_production
 
     @property
     def by_production(self) -> Dict[int, List[int]]:
