@@ -18,7 +18,7 @@ import tempfile
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -593,31 +593,36 @@ def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) ->
             texts_of.setdefault(name, {}).update(dict.fromkeys(texts))
     for name in sorted(texts_of, key=PARALLEL_LAYERS.index):
         prepare(name, list(texts_of[name]),
-                annotator=lambda layer, todo: _annotate_in_parallel(layer, todo, jobs, progress))
+                annotator=lambda layer, todo, store: _annotate_in_parallel(layer, todo, jobs, progress, store))
 
 
-def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool) -> List[str]:
-    """The stored forms of ``texts`` (in the order :func:`~combo.analysis.layers.ordered` gives) by one layer, in
-    chunks spread over forked worker processes, in order. A parser (spaCy's model, TextBlob) is loaded here
-    first, so the workers inherit it instead of each loading its own; the sentence encoder is loaded by each
-    worker, which runs it on one thread (:func:`combo.parallel._init_worker`), so that no process here holds
-    the threads of a deep-learning runtime when the workers are forked."""
+def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool,
+                          store: Callable[[int, List[str]], None]) -> None:
+    """Annotate ``texts`` (in the order :func:`~combo.analysis.layers.ordered` gives) by one layer, in chunks
+    spread over forked worker processes, handing each chunk's stored forms to ``store(start, values)`` as it
+    is done (nothing is held here). A parser (spaCy's model, TextBlob) is loaded here first, so the workers
+    inherit it instead of each loading its own; the sentence encoder is loaded by each worker, which runs it on
+    one thread (:func:`combo.parallel._init_worker`), so that no process here holds the threads of a
+    deep-learning runtime when the workers are forked."""
     from .analysis.layers import annotate_texts, get_layer
     from .parallel import run_tasks, workers_for
 
     workers = workers_for(jobs)
     if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS:
-        return annotate_texts(layer_name, texts)
+        store(0, annotate_texts(layer_name, texts))
+        return
     layer = get_layer(layer_name)
-    first: List[str] = []
+    first = 0
     if layer.order(texts[:1]) is None:  # each text alone: one analysis here loads the parser
-        first, texts = annotate_texts(layer_name, texts[:1]), texts[1:]
-    step = -(-len(texts) // (4 * workers))
+        store(0, annotate_texts(layer_name, texts[:1]))
+        first = 1
+    step = -(-(len(texts) - first) // (4 * workers))
     step = -(-step // layer.group) * layer.group  # pieces start at multiples of the layer's group
-    chunks = [(layer_name, texts[start:start + step]) for start in range(0, len(texts), step)]
-    results = run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis",
-                        weights=[sum(map(len, chunk)) for _, chunk in chunks])  # longest texts first
-    return first + [value for chunk in results for value in chunk]
+    starts = list(range(first, len(texts), step))
+    chunks = [(layer_name, texts[start:start + step]) for start in starts]
+    run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis", keep=False,
+              weights=[sum(map(len, chunk)) for _, chunk in chunks],  # longest texts first
+              on_result=lambda i, values: store(starts[i], values))
 
 
 def _expand_sets(metrics: Sequence[MetricLike]) -> Tuple[List[MetricLike], List[str]]:

@@ -574,11 +574,12 @@ def _not_decoded(layer_name: str, texts: Sequence[str]):
 
 
 def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None,
-             annotator: Optional[Callable[[str, List[str]], List[str]]] = None) -> list:
+             annotator: Optional[Callable[[str, List[str], Callable[[int, List[str]], None]], None]] = None) -> list:
     """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once.
 
-    ``annotator(layer_name, texts)`` gives the stored forms of the texts found in neither the memo nor
-    the disk cache, all at once (the scoring run's parallel annotation); by default the layer's annotator
+    ``annotator(layer_name, texts, store)`` annotates the texts found in neither the memo nor the disk cache
+    and hands over their stored forms a piece at a time, ``store(start, values)`` for ``texts[start:]``, as
+    each piece is done (the scoring run's parallel annotation); by default the layer's annotator
     in batches of :data:`BATCH`.
     """
     layer, version, run, memo, todo = _not_decoded(layer_name, texts)
@@ -600,7 +601,7 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
 
 
 def prepare(layer_name: str, texts: Sequence[str],
-            annotator: Optional[Callable[[str, List[str]], List[str]]] = None) -> None:
+            annotator: Optional[Callable[[str, List[str], Callable[[int, List[str]], None]], None]] = None) -> None:
     """Annotate the texts whose stored form is in neither the disk cache nor (without one) the run's memo, and
     store them, without decoding anything: the tasks that read the layer then decode only their own texts."""
     layer, version, run, _, todo = _not_decoded(layer_name, texts)
@@ -638,9 +639,13 @@ class _Store:
         if not values:
             stored = {}
         if annotator is not None and missing:
-            new = list(zip((k for k, _ in missing), annotator(self.layer.name, [t for _, t in missing])))
-            stored.update(new)
-            self.put(new)
+            def store(start: int, piece: List[str]) -> None:  # each piece stored as it comes, none held here
+                new = [(k, v) for (k, _), v in zip(missing[start:start + len(piece)], piece)]
+                self.put(new)
+                if values:
+                    stored.update(new)
+
+            annotator(self.layer.name, [t for _, t in missing], store)
             missing = []
         for start in range(0, len(missing), BATCH):
             batch = missing[start:start + BATCH]
