@@ -449,7 +449,7 @@ def _fit_logistic(diff: np.ndarray, C: float, max_iter: int = 100, tol: float = 
     weights from half the rows. It replaced a hand-written Newton method that
     was faster on this problem but stopped on a criterion relative to the
     objective, farther from the optimum at large C
-    (``benchmarks/bench_pairwise_solver.py``; docs/learned.md).
+    (``benchmarks/bench_pairwise_solver.py``; docs/results/learned-training.md).
     """
     from sklearn.linear_model import LogisticRegression
 
