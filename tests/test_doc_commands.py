@@ -123,9 +123,6 @@ SLOW = {
     "--criterion mutt -m bleu -m meteor -m chrf -m ter -m cider -m rouge-l": "every MUTT trial, six metrics",
     "combo evaluate --testbed ../shared/data/wmt23 --lp en-de -m mtme:XCOMET-XL -m mtme:MetricX-23 -m chrf "
     "--criteria wmt_kendall,acc_eq --combine ulc": "WMT23 en-de: 1,000 bootstrap resamples of 70,000 pairs",
-    "combo evaluate --testbed ../shared/data/wmt23 --lp en-de -m mtme:XCOMET-Ensemble -m mtme:MetricX-23 -m mtme:chrF "
-    "--criteria sys_accuracy,pearson,r_snt,acc_eq_item,seg_kendall_item,wmt23 --combine ulc":
-        "WMT23 en-de: six criteria with 1,000 bootstrap resamples",
     "combo score --testbed ../shared/data/wmt12 --lp de-en -m bleu -m chrf++ -m rouge-l --level segment "
     "--format csv --out de-en.csv": "WMT12 de-en, 48,000 rows",
     "combo score --testbed ../shared/data/flickr8k --testbed-option judgments=expert -m cider -m meteor "
