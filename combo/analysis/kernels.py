@@ -410,6 +410,13 @@ def _chained(lists, count: int) -> np.ndarray:
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=count)
 
 
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")``, as a radix sort when the keys fit in 16 bits (small non-negative ints)."""
+    if len(keys) and 0 <= keys.min() and keys.max() < 2 ** 15:
+        keys = keys.astype(np.int16)
+    return np.argsort(keys, kind="stable")
+
+
 def _equal_key_pairs(keys_l: np.ndarray, keys_r: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Every (a, b) with ``keys_l[a] == keys_r[b]`` (both arrays sorted), by key, then a, then b."""
     found_l, start_l, count_l = _runs(keys_l)
@@ -464,7 +471,7 @@ def _preorder_structure(arity: np.ndarray, tree: np.ndarray, root: np.ndarray) -
         up[live] = up[up[live]]
         live = live[up[live] >= 0]
     height = np.zeros(total, dtype=np.int64)
-    by_depth = np.argsort(-depth, kind="stable")
+    by_depth = _stable_order(depth.max() - depth) if total else np.zeros(0, dtype=np.int64)
     for nodes in np.split(by_depth, np.flatnonzero(np.diff(depth[by_depth])) + 1):
         if not len(nodes) or depth[nodes[0]] == 0:
             break
@@ -553,15 +560,15 @@ _STEP_COST = 100  # one anti-diagonal step of a part of node pairs, in table cel
 _PART_COST = 1000  # setting a part up, in table cells
 
 
-def _table_shapes(n_u: np.ndarray, n_v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """The (rows, cols) of the table of each node pair with n_u x n_v children, padded: exact shapes merged,
-    largest first, while the padding costs less than the steps and set-up it saves; 0 x 0 for a side with one
-    child (no table)."""
+def _table_shapes(n_u: np.ndarray, n_v: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Padded tables for node pairs with n_u x n_v children: exact shapes merged, largest first, while the
+    padding costs less than the steps and set-up it saves. The bucket of each node pair, and the rows and
+    cols of each bucket's tables; bucket 0 (0 x 0) for a side with one child (no table)."""
     single = (n_u == 1) | (n_v == 1)
-    rows, cols = np.where(single, 0, n_u), np.where(single, 0, n_v)
+    bucket = np.zeros(len(n_u), dtype=np.int64)
     table = np.flatnonzero(~single)
     if not len(table):
-        return rows, cols
+        return bucket, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     width = np.int64(n_v.max()) + 1
     keys, inverse, counts = np.unique(n_u[table] * width + n_v[table], return_inverse=True, return_counts=True)
     shapes = np.stack((keys // width, keys % width), axis=1)
@@ -569,12 +576,12 @@ def _table_shapes(n_u: np.ndarray, n_v: np.ndarray) -> Tuple[np.ndarray, np.ndar
     def cost(r: int, c: int, k: int) -> int:
         return _PART_COST + _STEP_COST * (r + c - 1) + k * (r + 1) * (c + 1)
 
-    buckets: List[List[int]] = []  # rows, cols, node pairs
+    buckets: List[List[int]] = [[0, 0, 0]]  # rows, cols, node pairs
     bucket_of = np.zeros(len(shapes), dtype=np.int64)
     for s in np.argsort(-shapes[:, 0] * shapes[:, 1], kind="stable").tolist():
         r, c, k = int(shapes[s, 0]), int(shapes[s, 1]), int(counts[s])
         best, gain, alone = -1, 0, cost(r, c, k)
-        for b, (big_r, big_c, big_k) in enumerate(buckets):
+        for b, (big_r, big_c, big_k) in enumerate(buckets[1:], 1):
             saved = cost(big_r, big_c, big_k) + alone - cost(max(big_r, r), max(big_c, c), big_k + k)
             if saved > gain:
                 best, gain = b, saved
@@ -582,12 +589,12 @@ def _table_shapes(n_u: np.ndarray, n_v: np.ndarray) -> Tuple[np.ndarray, np.ndar
             best = len(buckets)
             buckets.append([r, c, k])
         else:
-            bucket = buckets[best]
-            bucket[:] = [max(bucket[0], r), max(bucket[1], c), bucket[2] + k]
+            merged = buckets[best]
+            merged[:] = [max(merged[0], r), max(merged[1], c), merged[2] + k]
         bucket_of[s] = best
-    sizes = np.array(buckets, dtype=np.int64)[bucket_of[inverse.reshape(-1)]]
-    rows[table], cols[table] = sizes[:, 0], sizes[:, 1]
-    return rows, cols
+    bucket[table] = bucket_of[inverse.reshape(-1)]
+    sizes = np.array(buckets, dtype=np.int64)
+    return bucket, sizes[:, 0], sizes[:, 1]
 
 
 def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
@@ -655,7 +662,7 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
     pair_of = group_keys[group] // n_labels
     delta = np.zeros(len(u))
     levels = np.minimum(f.height[u], f.height[v])
-    by_level = np.argsort(levels, kind="stable")
+    by_level = _stable_order(levels)
     bounds = np.flatnonzero(np.diff(levels[by_level])) + 1
     ptr = f.child_ptr
     c_label, c_kind, c_word, c_rank = f.child_label, f.child_kind, f.child_word, f.child_rank
@@ -724,18 +731,17 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
         # node pairs with tables of similar shapes together, in parts of about _PTK_CELLS cells
         n_u = ptr[u[level] + 1] - ptr[u[level]]
         n_v = ptr[v[level] + 1] - ptr[v[level]]
-        rows, cols = _table_shapes(n_u, n_v)
-        shape = rows * (1 + int(cols.max())) + cols
-        order = np.argsort(shape, kind="stable")
-        level, shape, rows, cols = level[order], shape[order], rows[order], cols[order]
-        cells = np.where(rows > 0, (rows + 1) * (cols + 1), n_u[order] * n_v[order])
-        _, starts, counts = _runs(shape)
+        bucket, rows, cols = _table_shapes(n_u, n_v)
+        order = _stable_order(bucket)
+        level, bucket = level[order], bucket[order]
+        cells = np.where(bucket > 0, ((rows + 1) * (cols + 1))[bucket], n_u[order] * n_v[order])
+        _, starts, counts = _runs(bucket)
         for begin, count in zip(starts.tolist(), counts.tolist()):
             run = slice(begin, begin + count)
-            r, c = int(rows[begin]), int(cols[begin])
+            b = int(bucket[begin])
             pieces = np.cumsum(cells[run]) // _PTK_CELLS
             for part in np.split(level[run], np.flatnonzero(np.diff(pieces)) + 1):
-                delta[part] = mu * (lam2 + children_sums(part, r, c))
+                delta[part] = mu * (lam2 + children_sums(part, int(rows[b]), int(cols[b])))
     i, j = f.node[u], f.node[v]
     span = np.int64(max(int(i.max()), int(j.max())) + 1)
     order = np.argsort((pair_of * span + (span - 1 - i)) * span + (span - 1 - j))  # by decreasing (i, j)
