@@ -1,150 +1,66 @@
 """Readers that build :class:`combo.Testbed` objects, and the canonical JSONL form.
 
-One module per format: :mod:`.plain` (aligned text files), :mod:`.mtme`
-(mt-metrics-eval folders), :mod:`.wmt` (WMT relative rankings),
-:mod:`.flickr8k`, :mod:`.dstc7`, :mod:`.sick`, :mod:`.mutt` and
-:mod:`.jsonl`; :mod:`.text` reads lines safely for all of them.
+One module per format; each declares its typed options (``OPTIONS``) and
+registers its format with :func:`combo.io.registry.register_format` (what its
+paths look like, how they are spotted, its reader). :mod:`.text` reads lines
+safely for all of them; :mod:`.fetch` fetches the public data sets.
 
-:func:`load_testbed` picks the reader from the path:
+:func:`load_testbed` picks the reader from the path, trying the registered
+formats in order (:func:`formats`); the first that matches reads:
 
-* a ``*.jsonl`` file: :func:`read_jsonl`;
-* a ``SICK*.txt`` file: :func:`read_sick`;
-* a folder with ``systems/`` and ``references/``: :func:`read_plain_dir`
-  (layout in :data:`PLAIN_LAYOUT`);
-* a folder with ``sources/`` and ``system-outputs/`` (an mt-metrics-eval
-  test set such as ``.../mt-metrics-eval-v2/wmt22``): :func:`read_mtme`,
-  with option ``lp`` (needed when the folder holds several pairs);
-* a folder with ``wmt12.RNK_results.csv``: :func:`read_wmt12`, option ``lp``;
-* a folder with ``Flickr8k.token.txt``: :func:`read_flickr8k`;
-* a folder with ``dstc7-task2-context.tsv``: :func:`read_dstc7`;
-* a folder of MUTT corruption files (``neg_subj.txt``, ...): :func:`read_mutt_testbed`,
-  options ``flickr8k``, ``trials``, ``references``, ``seed``.
+{formats}
 
 Other keyword options go to the chosen reader.
 """
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict
+from typing import Any
 
-from ..errors import InputError, OptionError
-from ..options import Option, parse_options
+from ..errors import InputError
 from ..testbed import Testbed
-from .dstc7 import OPTIONS as DSTC7_OPTIONS
+# The reader modules register their formats as they are imported, in the order load_testbed tries them.
+from . import jsonl, sick, plain, mtme, wmt, flickr8k, dstc7, mutt  # noqa: F401,I001  (this order)
+from .dstc7 import OPTIONS as DSTC7_OPTIONS  # noqa: F401 (their former names)
 from .dstc7 import read_dstc7
-from .flickr8k import OPTIONS as FLICKR8K_OPTIONS
+from .flickr8k import OPTIONS as FLICKR8K_OPTIONS  # noqa: F401
 from .flickr8k import read_flickr8k
 from .jsonl import read_jsonl, write_jsonl
 from .mtme import read_mtme
-from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, TRIAL_SETS, read_mutt, read_mutt_testbed
+from .mutt import CORRUPTION_KINDS, MuttTrial, mutt_testbed, TRIAL_SETS, read_mutt, read_mutt_testbed  # noqa: F401
 from .plain import PLAIN_LAYOUT, names_from_paths, read_plain, read_plain_dir
+from .registry import (LP, ReaderFormat, ReaderOptions, add_format, formats, formats_doc, known_formats,  # noqa: F401
+                       register_format, unregister_format)
 from .sick import read_sick
 from .text import read_lines
 from .wmt import WMT12_INTO_ENGLISH, WMT12_NON_TIE_PAIRS, read_wmt12, read_wmt12_into_english
+
+if __doc__:  # None under python -OO
+    __doc__ = __doc__.format(formats="\n".join(formats_doc()))
 
 __all__ = [
     "CORRUPTION_KINDS", "MuttTrial", "PLAIN_LAYOUT", "WMT12_INTO_ENGLISH", "WMT12_NON_TIE_PAIRS",
     "load_testbed", "mutt_testbed", "names_from_paths", "read_dstc7", "read_flickr8k", "read_jsonl",
     "read_lines", "read_mtme", "read_mutt", "read_mutt_testbed", "read_plain", "read_plain_dir", "read_sick",
     "read_wmt12", "read_wmt12_into_english", "write_jsonl", "FORMATS", "KNOWN_FORMATS", "ReaderLayout",
+    "ReaderFormat", "READER_OPTIONS", "formats", "known_formats", "register_format", "unregister_format",
 ]
 
-#: Options of the readers that take only text on the command line (the others declare ``OPTIONS`` in
-#: their own module). ``lp`` is given by ``--lp``.
-LP = Option(None, "language pair, e.g. de-en", type="str")
-READER_OPTIONS: Dict[str, Dict[str, Option]] = {
-    "jsonl": {},
-    "sick": {"system": Option("B", "name of the system whose candidates are the B sentences")},
-    "plain": {"name": Option(None, "test-bed name (default: the folder name)", type="str")},
-    "mtme": {"lp": LP, "references": Option(None, "references to use, comma- or +-separated (default: the "
-                                                  "standard one)", type="list")},
-    "wmt12": {"lp": LP, "testset": Option("newstest2012", "test set name")},
-    "flickr8k": FLICKR8K_OPTIONS,
-    "dstc7": DSTC7_OPTIONS,
-    "mutt": {"flickr8k": Option(None, "Flickr8k folder: the FLICKR trials get their image's captions as references",
-                                type="str"),
-             "trials": Option("flickr", "flickr: the trials with references; all: every trial", choices=TRIAL_SETS),
-             "references": Option(None, "references per trial, a seeded sample (default: all)", type="int"),
-             "seed": Option(0, "seed of the reference sample")},
-}
+#: ``{format: {option: Option}}``: each format's typed options, read from the registry (:mod:`.registry`).
+READER_OPTIONS = ReaderOptions()
+#: A registered format (its former name).
+ReaderLayout = ReaderFormat
 
 
-def _call(fmt: str, reader: Callable[..., Testbed], *args: Any, **options: Any) -> Testbed:
-    """``reader(*args, **options)`` with every option parsed by its declared type (unknown ones refused)."""
-    table = READER_OPTIONS[fmt]
-    typed = {k: v for k, v in options.items() if k in table}
-    untyped = {k: v for k, v in options.items() if k not in table and not isinstance(v, str)
-               and k in inspect.signature(reader).parameters}  # Python-only values (e.g. a mapping)
-    rest = {k: v for k, v in options.items() if k not in typed and k not in untyped}
-    parsed = parse_options(f"{fmt} test bed", table, {**typed, **rest}, defaults=False)
-    return reader(*args, **parsed, **untyped)
-
-
-def _mtme(folder: Path, lp: Any = None, **options: Any) -> Testbed:
-    pairs = sorted(p.name[:-4] for p in (folder / "sources").glob("*.txt"))
-    if lp is None:
-        if len(pairs) != 1:
-            example = pairs[0] if pairs else "xx-yy"
-            raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); choose one "
-                              f"with --lp {example} (in Python: lp={example!r})")
-        lp = pairs[0]
-    lp = LP.parse("mtme test bed", "lp", lp)
-    if pairs and lp not in pairs:
-        from ..options import did_you_mean
-
-        raise OptionError(f"{folder} holds no language pair {lp} (it holds {', '.join(pairs)})"
-                          + (f"; {did_you_mean(lp, pairs)}" if did_you_mean(lp, pairs) else ""))
-    return _call("mtme", read_mtme, folder.parent, folder.name, **options, lp=lp)
-
-
-def _wmt12(folder: Path, **options: Any) -> Testbed:
-    if "lp" not in options:
-        raise OptionError("WMT12 needs a language pair: lp='de-en' (or cs-en, es-en, fr-en, en-cs, ...)")
-    return _call("wmt12", read_wmt12, folder, **options)
-
-
-@dataclass(frozen=True)
-class ReaderLayout:
-    """One test-bed layout :func:`load_testbed` recognises: how it is spotted and which reader reads it."""
-
-    name: str  # the reader's key in READER_OPTIONS
-    looks: str  # what the path is, as the format list says it
-    what: str
-    matches: Callable[[Path], bool]
-    read: Callable[..., Testbed]
-
-
-#: The reader dispatch of :func:`load_testbed`, tried in this order; the first layout that matches reads.
-FORMATS = (
-    ReaderLayout("jsonl", "*.jsonl file", "canonical JSONL test bed",
-                 lambda p: p.is_file() and p.suffix == ".jsonl", lambda p, **o: _call("jsonl", read_jsonl, p, **o)),
-    ReaderLayout("sick", "SICK*.txt file", "SICK pairs",
-                 lambda p: p.is_file() and p.name.startswith("SICK") and p.suffix == ".txt",
-                 lambda p, **o: _call("sick", read_sick, p, **o)),
-    ReaderLayout("plain", "folder with systems/ and references/", "plain layout",
-                 lambda p: (p / "systems").is_dir() and (p / "references").is_dir(),
-                 lambda p, **o: _call("plain", read_plain_dir, p, **o)),
-    ReaderLayout("mtme", "folder with sources/ and system-outputs/", "mt-metrics-eval test set (option lp)",
-                 lambda p: (p / "sources").is_dir() and (p / "system-outputs").is_dir(), _mtme),
-    ReaderLayout("wmt12", "folder with wmt12.RNK_results.csv", "WMT12 (option lp)",
-                 lambda p: (p / "wmt12.RNK_results.csv").is_file(), _wmt12),
-    ReaderLayout("flickr8k", "folder with Flickr8k.token.txt", "Flickr8k (option judgments)",
-                 lambda p: (p / "Flickr8k.token.txt").is_file(),
-                 lambda p, **o: _call("flickr8k", read_flickr8k, p, **o)),
-    ReaderLayout("dstc7", "folder with dstc7-task2-context.tsv", "DSTC7 Task 2",
-                 lambda p: (p / "dstc7-task2-context.tsv").is_file(),
-                 lambda p, **o: _call("dstc7", read_dstc7, p, **o)),
-    ReaderLayout("mutt", "folder with MUTT <type>.txt corruption files",
-                 "MUTT (options flickr8k, trials, references, seed)",
-                 lambda p: p.is_dir() and any((p / f"{kind}.txt").is_file() for kind in CORRUPTION_KINDS),
-                 lambda p, **o: _call("mutt", read_mutt_testbed, p, **o)),
-)
-
-#: The list of layouts, one per line (``combo`` names them when a path matches none).
-KNOWN_FORMATS = "\n".join(f"  {f.looks:<47}{f.what}" for f in FORMATS)
+def __getattr__(name: str) -> Any:
+    """``FORMATS`` (the registered formats, in the order tried) and ``KNOWN_FORMATS`` (their list, one per line),
+    read from the registry when asked, so a format registered later is in them."""
+    if name == "FORMATS":
+        return formats()
+    if name == "KNOWN_FORMATS":
+        return known_formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _load_dstc7_sample(**options: Any) -> Testbed:
@@ -170,10 +86,11 @@ def _load_dstc7_sample(**options: Any) -> Testbed:
 
 
 def load_testbed(path: Any, **options: Any) -> Testbed:
-    """Read a test bed, choosing the reader from the path (see the module doc and :data:`FORMATS`).
+    """Read a test bed, choosing the reader from the path (see the module doc and :func:`formats`).
 
-    Options are parsed by the reader's declared types (:data:`READER_OPTIONS`): ``"false"`` is False,
-    ``"3"`` is 3, and an unknown option or a value of the wrong type is one error listing what is accepted.
+    Options are parsed by the reader's declared types (its module's ``OPTIONS``, :data:`READER_OPTIONS`):
+    ``"false"`` is False, ``"3"`` is 3, and an unknown option or a value of the wrong type is one error listing
+    what is accepted.
     """
     p = Path(path)
     if str(path) == "example" and not p.exists():  # the bundled example test bed, as --testbed example
@@ -188,8 +105,8 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
         here = [q.name for q in p.parent.iterdir()] if p.parent.is_dir() else []
         hint = did_you_mean(p.name, here + ([] if p.parent != Path(".") else ["example", "dstc7-sample"]))
         raise InputError("no such file or folder", p, fix=hint or "check the path")
-    for layout in FORMATS:
+    for layout in formats():
         if layout.matches(p):
             return layout.read(p, **options)
-    formats = "; ".join(f.looks for f in FORMATS)
-    raise InputError("unknown test-bed format", p, fix=f"give one of: {formats} (see docs/testbeds.md)")
+    known = "; ".join(f.looks for f in formats())
+    raise InputError("unknown test-bed format", p, fix=f"give one of: {known} (see docs/testbeds.md)")

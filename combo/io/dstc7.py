@@ -46,6 +46,7 @@ from typing import Dict, List, Mapping, Optional
 from ..errors import InputError
 from ..options import Option, parse_options
 from ..testbed import Score, Segment, Testbed
+from .registry import register_format
 from .text import PathLike, parse_float, parse_int, read_lines, read_table
 
 CONTEXT = "dstc7-task2-context.tsv"
@@ -122,6 +123,8 @@ def write_sample(release: PathLike, out: PathLike) -> Dict[str, int]:
     return counts
 
 
+@register_format("dstc7", looks="folder with dstc7-task2-context.tsv", what="DSTC7 Task 2", options=OPTIONS,
+                 matches=lambda p: (p / CONTEXT).is_file())
 def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: int = 1,
                human_system: str = "Human",
                system_aliases: Optional[Mapping[str, str]] = None) -> Testbed:

@@ -29,6 +29,7 @@ from typing import Dict, List, Tuple
 from ..errors import InputError
 from ..options import Option, parse_options
 from ..testbed import Score, Segment, Testbed
+from .registry import register_format
 from .text import PathLike, parse_float, parse_int, read_lines, split_fields
 
 SPLITS = (("train", "Flickr_8k.trainImages.txt"), ("dev", "Flickr_8k.devImages.txt"),
@@ -60,6 +61,8 @@ OPTIONS = {
 }
 
 
+@register_format("flickr8k", looks="folder with Flickr8k.token.txt", what="Flickr8k (option judgments)",
+                 options=OPTIONS, matches=lambda p: (p / "Flickr8k.token.txt").is_file())
 def read_flickr8k(root: PathLike, judgments: str = "expert", drop_own_captions: bool = True) -> Testbed:
     """Flickr8k-Expert (``judgments="expert"``) or Flickr8k-CrowdFlower (``"crowd"``) as a Testbed."""
     opts = parse_options("flickr8k test bed", OPTIONS,

@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional
 
 from ..errors import InputError
 from ..testbed import Preference, Score, Segment, Testbed
+from .registry import register_format
 from .text import PathLike, read_lines
 
 FORMAT_VERSION = 1
@@ -162,6 +163,12 @@ def _check_record(rec: Any, lineno: int, path: PathLike) -> str:
     return kind
 
 
+#: The reader's options (``--testbed-option KEY=VALUE``): none.
+OPTIONS: Dict[str, Any] = {}
+
+
+@register_format("jsonl", looks="*.jsonl file", what="canonical JSONL test bed", options=OPTIONS,
+                 matches=lambda p: p.is_file() and p.suffix == ".jsonl")
 def read_jsonl(path: PathLike) -> Testbed:
     """Read a test bed written by :func:`write_jsonl` (or by hand, following the format)."""
     lines = read_lines(path)

@@ -42,11 +42,13 @@ part of the first line).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Container, Dict, List, Optional, Sequence, Union
+from typing import Any, Container, Dict, List, Optional, Sequence, Union
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
+from ..options import Option, did_you_mean
 from ..testbed import Score, Segment, Testbed
 from .plain import check_line_count
+from .registry import LP, call_reader, register_format
 from .text import BOM, PathLike, parse_float, read_lines, split_fields
 
 LEVELS = ("sys", "domain", "doc", "seg")
@@ -165,6 +167,30 @@ def _read_output(path: Path, bom_stripped: List[str]) -> List[str]:
     return read_lines(path, strip_bom=True)
 
 
+#: The reader's options (``--testbed-option KEY=VALUE``; ``lp`` also ``--lp``), typed.
+OPTIONS = {"lp": LP, "references": Option(None, "references to use, comma- or +-separated (default: the "
+                                                "standard one)", type="list")}
+
+
+def read_mtme_folder(folder: Path, lp: Any = None, **options: Any) -> Testbed:
+    """The test set in ``folder`` (``.../mt-metrics-eval-v2/wmt22``): its one language pair, or ``lp``."""
+    pairs = sorted(p.name[:-4] for p in (folder / "sources").glob("*.txt"))
+    if lp is None:
+        if len(pairs) != 1:
+            example = pairs[0] if pairs else "xx-yy"
+            raise OptionError(f"{folder} holds {len(pairs)} language pairs ({', '.join(pairs)}); choose one "
+                              f"with --lp {example} (in Python: lp={example!r})")
+        lp = pairs[0]
+    lp = LP.parse("mtme test bed", "lp", lp)
+    if pairs and lp not in pairs:
+        raise OptionError(f"{folder} holds no language pair {lp} (it holds {', '.join(pairs)})"
+                          + (f"; {did_you_mean(lp, pairs)}" if did_you_mean(lp, pairs) else ""))
+    return call_reader("mtme", read_mtme, folder.parent, folder.name, **options, lp=lp)
+
+
+@register_format("mtme", looks="folder with sources/ and system-outputs/", what="mt-metrics-eval test set (option lp)",
+                 matches=lambda p: (p / "sources").is_dir() and (p / "system-outputs").is_dir(), options=OPTIONS,
+                 load=read_mtme_folder)
 def read_mtme(root: PathLike, testset: str, lp: str,
               references: Union[None, str, Sequence[str]] = None) -> Testbed:
     """Read one MTME EvalSet (``testset`` + ``lp``) into a Testbed.

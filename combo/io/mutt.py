@@ -38,7 +38,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import InputError
+from ..options import Option
 from ..testbed import Segment, Testbed
+from .registry import register_format
 from .text import PathLike, parse_float, parse_int, read_lines
 
 #: Corruption type -> kind of corruption (Boag et al. 2016).
@@ -264,6 +266,18 @@ def sample_references(trials: Sequence[MuttTrial], n: Optional[int], seed: int =
     return out
 
 
+#: The options of :func:`read_mutt_testbed` (``--testbed-option KEY=VALUE``), typed.
+OPTIONS = {
+    "flickr8k": Option(None, "Flickr8k folder: the FLICKR trials get their image's captions as references", type="str"),
+    "trials": Option("flickr", "flickr: the trials with references; all: every trial", choices=TRIAL_SETS),
+    "references": Option(None, "references per trial, a seeded sample (default: all)", type="int"),
+    "seed": Option(0, "seed of the reference sample"),
+}
+
+
+@register_format("mutt", looks="folder with MUTT <type>.txt corruption files",
+                 what="MUTT (options flickr8k, trials, references, seed)", options=OPTIONS,
+                 matches=lambda p: p.is_dir() and any((p / f"{kind}.txt").is_file() for kind in CORRUPTION_KINDS))
 def read_mutt_testbed(root: PathLike, flickr8k: Optional[PathLike] = None, trials: str = "flickr",
                       references: Optional[int] = None, seed: int = 0) -> Testbed:
     """The released corruption sets as one Testbed (:func:`mutt_testbed`), trials chosen by :func:`select_trials`.

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Union
 
 from ..errors import InputError
+from ..options import Option
 from ..progress import plural
 from ..testbed import Score, Segment, Testbed
+from .registry import register_format
 from .text import PathLike, parse_float, parse_int, read_lines, split_fields
 
 PLAIN_LAYOUT = """\
@@ -168,6 +170,12 @@ def read_plain(source: Optional[PathLike] = None, references: Optional[Paths] = 
     return tb
 
 
+#: The options of a folder in the :data:`PLAIN_LAYOUT` (``--testbed-option KEY=VALUE``), typed.
+OPTIONS = {"name": Option(None, "test-bed name (default: the folder name)", type="str")}
+
+
+@register_format("plain", looks="folder with systems/ and references/", what="plain layout", options=OPTIONS,
+                 matches=lambda p: (p / "systems").is_dir() and (p / "references").is_dir())
 def read_plain_dir(folder: PathLike, name: Optional[str] = None) -> Testbed:
     """A test bed from a folder in the :data:`PLAIN_LAYOUT`."""
     root = Path(folder)

@@ -18,13 +18,21 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ..errors import InputError
+from ..options import Option
 from ..testbed import Score, Segment, Testbed
+from .registry import register_format
 from .text import PathLike, parse_float, read_table
 
 SICK_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score")
 ENTAILMENT_LABELS = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
 
 
+#: The reader's options (``--testbed-option KEY=VALUE``), typed.
+OPTIONS = {"system": Option("B", "name of the system whose candidates are the B sentences")}
+
+
+@register_format("sick", looks="SICK*.txt file", what="SICK pairs", options=OPTIONS,
+                 matches=lambda p: p.is_file() and p.name.startswith("SICK") and p.suffix == ".txt")
 def read_sick(path: PathLike, system: str = "B") -> Testbed:
     """SICK as a Testbed (see module doc)."""
     head, rows = read_table(path, SICK_COLUMNS, accept_crlf=True)

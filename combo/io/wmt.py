@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
+from ..options import Option
 from ..testbed import Preference, Segment, Testbed
 from .plain import check_line_count
+from .registry import LP, call_reader, register_format
 from .text import BOM, PathLike, parse_int, read_lines
 
 LANGUAGE_CODES = {"Czech": "cs", "English": "en", "French": "fr", "German": "de", "Spanish": "es",
@@ -133,6 +135,19 @@ def _read_upstream(path: Path, bom_stripped: List[str]) -> List[str]:
     return read_lines(path, strip_bom=True)
 
 
+#: The reader's options (``--testbed-option KEY=VALUE``; ``lp`` also ``--lp``), typed.
+OPTIONS = {"lp": LP, "testset": Option("newstest2012", "test set name")}
+
+
+def read_wmt12_folder(folder: Path, **options: Any) -> Testbed:
+    """The WMT12 release in ``folder``; option ``lp`` is required."""
+    if "lp" not in options:
+        raise OptionError("WMT12 needs a language pair: lp='de-en' (or cs-en, es-en, fr-en, en-cs, ...)")
+    return call_reader("wmt12", read_wmt12, folder, **options)
+
+
+@register_format("wmt12", looks="folder with wmt12.RNK_results.csv", what="WMT12 (option lp)", options=OPTIONS,
+                 matches=lambda p: (p / "wmt12.RNK_results.csv").is_file(), load=read_wmt12_folder)
 def read_wmt12(root: PathLike, lp: str, testset: str = "newstest2012",
                _parsed: Optional[Tuple[Dict[str, int], int, List[Row]]] = None) -> Testbed:
     """One WMT12 language pair (e.g. ``"de-en"``) with its relative rankings as Preferences."""
