@@ -150,12 +150,14 @@ def _ratio_row(goal: str, ours: Dict[str, object], peer: Dict[str, object], targ
 
 
 def process_rows(data_dir=DATA, repeat: int = 3, ter_system: str = "onlineB",
-                 goals: Sequence[str] = ("bleu-chrf", "ter", "import")) -> List[dict]:
+                 goals: Sequence[str] = ("bleu-chrf", "ter", "import"), combo: Optional[str] = None) -> List[dict]:
     """The issue's whole-process goals, each as ``{"goal", "measured", "target", "ok", ...}`` (the details:
     seconds, CPU seconds and peak MB of both sides, the largest score difference, the commands).
 
     ``data_dir`` holds ``wmt12/`` (the shared data folder). Rows: BLEU + chrF time ratio and peak memory
     (combo's MB against sacreBLEU's), TER time ratio, import seconds. A row whose scores disagree is not ok.
+    ``combo``: the command to time (default: the ``combo`` script beside this interpreter), e.g. a script
+    running another checkout's ``combo.cli.main``.
     """
     data_dir = Path(data_dir)
     wmt12 = data_dir / "wmt12"
@@ -163,7 +165,7 @@ def process_rows(data_dir=DATA, repeat: int = 3, ter_system: str = "onlineB",
     reference = plain / "references" / "newstest2012-ref.en"
     outputs = sorted((plain / "system-outputs" / "newstest2012" / "de-en").iterdir())
     names = [f.name.split(".", 2)[2] for f in outputs]
-    combo, sacrebleu = _executable("combo"), _executable("sacrebleu")
+    combo, sacrebleu = combo or _executable("combo"), _executable("sacrebleu")
     if combo is None or sacrebleu is None:
         raise RuntimeError("the combo and sacrebleu commands are needed (pip install -e '.[test]')")
     rows: List[dict] = []
@@ -207,10 +209,11 @@ def main(argv=None) -> None:
     ap.add_argument("--ter-system", default="onlineB")
     ap.add_argument("--goals", nargs="+", default=["bleu-chrf", "ter", "import"],
                     choices=["bleu-chrf", "ter", "import"])
+    ap.add_argument("--combo", default=None, help="the combo command to time (default: the virtualenv's)")
     ap.add_argument("--json", default=None, help="also write the rows here")
     args = ap.parse_args(argv)
     load = os.getloadavg()[0]
-    rows = process_rows(args.data, args.repeat, args.ter_system, args.goals)
+    rows = process_rows(args.data, args.repeat, args.ter_system, args.goals, args.combo)
     print(f"load average at start {load:.1f}, at end {os.getloadavg()[0]:.1f}")
     print(f"{'goal':<68}{'measured':>10}{'target':>9}  ok")
     for r in rows:
