@@ -121,6 +121,9 @@ def _init_worker() -> None:
     _IN_WORKER = True
     os.environ["OMP_NUM_THREADS"] = "1"
     _limit_threads()
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "set_num_threads"):  # inherited from the parent: its pool is not here
+        torch.set_num_threads(1)
 
 
 def _limit_threads() -> None:

@@ -603,15 +603,17 @@ def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress
     is done (nothing is held here). A parser (spaCy's model, TextBlob) is loaded here first, so the workers
     inherit it instead of each loading its own; the sentence encoder is loaded by each worker, which runs it on
     one thread (:func:`combo.parallel._init_worker`), so that no process here holds the threads of a
-    deep-learning runtime when the workers are forked."""
+    deep-learning runtime when the workers are forked. Where this process has loaded that runtime already (an
+    earlier call in a notebook), it encodes the texts itself with its threads: a forked worker would wait
+    forever on the parent's OpenMP thread pool."""
     from .analysis.layers import annotate_texts, get_layer
     from .parallel import run_tasks, workers_for
 
     workers = workers_for(jobs)
-    if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS:
-        store(0, annotate_texts(layer_name, texts))
-        return
     layer = get_layer(layer_name)
+    if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS or layer.threads_started():
+        store(0, annotate_texts(layer_name, texts))  # few texts, or the encoder's threads already started here
+        return
     first = 0
     if layer.order(texts[:1]) is None:  # each text alone: one analysis here loads the parser
         store(0, annotate_texts(layer_name, texts[:1]))

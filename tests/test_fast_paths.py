@@ -23,15 +23,18 @@ from combo.testbed import Segment, Testbed
 SEGMENTS = 60
 
 
-@pytest.fixture(scope="module")
-def wmt12_slice(wmt12_de_en):
+def make_slice(refs, systems) -> Testbed:
     """The first 60 segments of WMT12 de-en with four of its systems (240 candidates, 300 texts)."""
-    refs, systems = wmt12_de_en
     names = sorted(systems)[:4]
     return Testbed(name="wmt12-de-en-60", segments=[Segment(id=str(i), source="", references=[refs[i]])
                                                    for i in range(SEGMENTS)],
                    candidates={name: dict(enumerate(systems[name][:SEGMENTS])) for name in names},
                    metadata={"target_language": "en"})
+
+
+@pytest.fixture(scope="module")
+def wmt12_slice(wmt12_de_en):
+    return make_slice(*wmt12_de_en)
 
 
 def _texts(tb: Testbed):
@@ -66,21 +69,62 @@ def test_sentence_embeddings_do_not_depend_on_how_the_texts_are_split(wmt12_slic
     assert not whole[-2:].any()
 
 
-def test_two_workers_encode_first_and_give_one_process_scores(monkeypatch, wmt12_slice):
+FRESH_PROCESS = """
+import sys
+import numpy as np
+import combo.scoring as scoring
+from combo import score_testbed
+from combo.analysis import layers
+sys.path.insert(0, sys.argv[1])
+from test_fast_paths import make_slice
+from conftest import DATA
+plain = DATA / "wmt12" / "plain"
+refs = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\\n")
+systems = {f.name.split(".", 2)[2]: f.read_text(encoding="utf-8").split("\\n")
+           for f in (plain / "system-outputs" / "newstest2012" / "de-en").iterdir()}
+scoring.PARALLEL_ANNOTATION_MIN_TEXTS = 10
+calls = []
+real = scoring._annotate_in_parallel
+scoring._annotate_in_parallel = lambda *a: calls.append(a[0]) or real(*a)
+layers.set_cache_dir(None)
+table = score_testbed(make_slice(refs, systems), ["sent-emb", "dp-hwcm", "bleu"], jobs=2)
+assert calls == ["sentence-embeddings", "dependencies"], calls  # the encoder first, before any metric
+from combo.analysis.embeddings import encoder_ran_here
+assert not encoder_ran_here()  # the workers encoded every text
+np.save(sys.argv[2], table.segment)
+"""
+
+
+def test_two_workers_encode_first_and_give_one_process_scores(tmp_path, wmt12_slice):
+    pytest.importorskip("sentence_transformers")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / "two.npy"
+    subprocess.run([sys.executable, "-c", FRESH_PROCESS, str(Path(__file__).parent), str(out)], check=True,
+                   timeout=300)
+    layers.set_cache_dir(None)
+    try:
+        one = score_testbed(wmt12_slice, ["sent-emb", "dp-hwcm", "bleu"])
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert np.array_equal(one.segment, np.load(out))
+
+
+def test_a_process_that_ran_the_encoder_encodes_again_itself_with_workers(monkeypatch, wmt12_slice):
+    """Workers forked from a process whose PyTorch threads have started would wait forever on its OpenMP pool:
+    that process encodes the texts itself, and the metrics still run in the workers."""
     pytest.importorskip("sentence_transformers")
     import combo.scoring as scoring
 
     monkeypatch.setattr(scoring, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)
-    calls = []
-    real = scoring._annotate_in_parallel
-    monkeypatch.setattr(scoring, "_annotate_in_parallel", lambda *a: calls.append(a[0]) or real(*a))
-    metrics = ["sent-emb", "dp-hwcm", "bleu"]
     layers.set_cache_dir(None)
     try:
-        one = score_testbed(wmt12_slice, metrics)
-        two = score_testbed(wmt12_slice, metrics, jobs=2)
+        one = score_testbed(wmt12_slice, ["sent-emb", "bleu"])
+        assert layers.get_layer("sentence-embeddings").threads_started()
+        two = score_testbed(wmt12_slice, ["sent-emb", "bleu"], jobs=2)
     finally:
         layers._cache_dir_override = layers._UNSET
-    assert calls == ["sentence-embeddings", "dependencies"]  # the encoder first, before any metric
     assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
     assert multiprocessing.active_children() == []

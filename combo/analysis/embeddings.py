@@ -291,6 +291,14 @@ def length_order(texts: Sequence[str]) -> List[int]:
     return sorted(range(len(texts)), key=lambda k: (not texts[k].strip(), -len(texts[k])))
 
 
+_ENCODED_IN: set = set()  # the processes (ids) in which the encoder has run
+
+
+def encoder_ran_here() -> bool:
+    """Whether the sentence encoder has run in this process (so PyTorch's threads have started here)."""
+    return os.getpid() in _ENCODED_IN
+
+
 def encode_sentences(texts: Sequence[str], name: str = MINILM, batch_size: int = ENCODER_BATCH) -> np.ndarray:
     """Unit-length embeddings of ``texts`` (float64, one row each); an empty or blank text gets zeros.
 
@@ -302,6 +310,8 @@ def encode_sentences(texts: Sequence[str], name: str = MINILM, batch_size: int =
     dim = int(dimension())
     out = np.zeros((len(texts), dim))
     todo = [k for k in length_order(texts) if texts[k].strip()]
+    if todo:
+        _ENCODED_IN.add(os.getpid())
     for start in range(0, len(todo), batch_size):
         batch = todo[start:start + batch_size]
         emb = model.encode([texts[k] for k in batch], batch_size=len(batch), convert_to_numpy=True,

@@ -101,6 +101,11 @@ class Layer:
     def decode(self, stored: str):
         raise NotImplementedError
 
+    def threads_started(self) -> bool:
+        """Whether the annotator has run here on a runtime whose thread pool does not survive a fork (PyTorch's
+        OpenMP threads): then this process annotates itself instead of handing texts to forked workers."""
+        return False
+
     #: Texts the annotator analyses together (one forward pass of a neural encoder); pieces of the
     #: :meth:`order`-ed texts given to it start at multiples of it (1: each text is analysed alone).
     group = 1
@@ -297,6 +302,10 @@ class SentenceEmbeddingLayer(Layer):
 
     name = "sentence-embeddings"
     help = "all-MiniLM-L6-v2 sentence embeddings (sentence-transformers)"
+
+    def threads_started(self) -> bool:
+        from .embeddings import encoder_ran_here
+        return encoder_ran_here()
 
     @property
     def requires(self) -> str:
