@@ -519,8 +519,8 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
             m.check_reference_weights(testbed)
     rows = Rows.build(hyps, refs, weights)
     n_sys = len(systems)
-    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems), "segment",
-                   [(len(row_system),), (n_sys,)], testbed.trees)
+    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems) if cache_dir is not None else "",
+                   "segment", [(len(row_system),), (n_sys,)], testbed.trees)  # no cache: no texts to hash
     del hyps, refs, weights
     with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
         results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
