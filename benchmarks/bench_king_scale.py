@@ -66,7 +66,7 @@ def work(shapes, m, held_out=None):
 
 
 def main() -> None:
-    from combo.meta.likeness import king
+    from combo.meta_run import king
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--metrics", type=int, default=17)
