@@ -90,7 +90,9 @@ SUITE_OPTIONS = {
 SLOW = {
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m @heterogeneous --cv testbed "
     "--out wmt12-heterogeneous.json":
-        "37 metrics (parsers, MiniLM) on four WMT12 pairs: 76 CPU minutes cold (benchmarks/bench_heterogeneous.py)",
+        "37 metrics (parsers, MiniLM) on four WMT12 pairs: 27 CPU minutes cold (benchmarks/bench_goals.py)",
+    "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en --cv testbed -j 2 --out model.json":
+        "the default 37 metrics on four WMT12 pairs: 14 minutes cold (docs/results/heterogeneous-speed.md)",
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m @lexical --cv testbed "
     "--out wmt12-lexical.json": "23 metrics on four WMT12 pairs: about 3 CPU minutes (16 min wall when busy)",
     "combo search --criterion king --testbed example --report report.html":
