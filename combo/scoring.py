@@ -16,7 +16,7 @@ import re
 import sys
 import tempfile
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -214,6 +214,55 @@ def _score_row_chunk(metric: Metric, chunk: RowChunk) -> Tuple[np.ndarray, np.nd
     return seg, stats
 
 
+@dataclass(frozen=True, eq=False)
+class MetricTask:
+    """One metric scored in one task (:func:`_score_metric`): the rows' scores and/or the pairs' from one
+    analysis of ``texts``."""
+
+    metric: Metric
+    texts: Sequence[str]
+    rows: Optional[Rows]
+    row_system: np.ndarray
+    n_systems: int
+    pairs: Optional[tuple] = None
+    chunk: Optional[int] = None
+
+    def run(self) -> dict:
+        return _score_metric(self.metric, self.texts, self.rows, self.row_system, self.n_systems, self.pairs,
+                             self.chunk)
+
+    @property
+    def weight(self) -> float:
+        """Expected cost, to start the largest first: the rows and pairs it scores times the metric's
+        ``relative_cost``."""
+        count = (len(self.rows.hyp_ids) if self.rows is not None else 0) + (len(self.pairs[0]) if self.pairs else 0)
+        return float(count) * self.metric.relative_cost
+
+
+@dataclass(frozen=True, eq=False)
+class ChunkTask:
+    """The rows of one :class:`RowChunk` scored by ``metric`` (:func:`_score_row_chunk`)."""
+
+    metric: Metric
+    chunk: RowChunk
+
+    def run(self) -> Tuple[np.ndarray, np.ndarray]:
+        return _score_row_chunk(self.metric, self.chunk)
+
+    @property
+    def texts(self) -> List[str]:
+        return self.chunk.texts
+
+    @property
+    def weight(self) -> float:
+        """Expected cost: the chunk's rows times the metric's ``relative_cost``."""
+        return float(self.chunk.stop - self.chunk.start) * self.metric.relative_cost
+
+
+#: What :func:`_run` runs.
+Task = Union[MetricTask, ChunkTask]
+
+
 class _RowAssembly:
     """A chunked metric's segment scores and system sums, put together in row order whatever order its chunks
     finish in, so the system statistics add up in exactly the order of one call (identical scores for any
@@ -267,6 +316,32 @@ def _count_slice(metric: Metric, texts: List[str], group_ptr: np.ndarray, group_
         return metric.count_references(metric.analyse(texts), group_ptr, group_ids, weight)
 
 
+@dataclass(frozen=True, eq=False)
+class CountTask:
+    """The counts of one slice of a ``corpus_wide`` metric's reference groups (:func:`_count_slice`)."""
+
+    metric: Metric
+    texts: List[str]
+    group_ptr: np.ndarray
+    group_ids: np.ndarray
+    weight: np.ndarray
+
+    def run(self):
+        return _count_slice(self.metric, self.texts, self.group_ptr, self.group_ids, self.weight)
+
+
+def _call(trees: SuppliedTrees, task) -> tuple:
+    """The arguments of :func:`_call_with_trees` that run ``task``: its class and its fields one by one, as
+    :func:`combo.parallel.run_tasks` hands them on. A worker (local or Dask) receives exactly these objects; the
+    Dask backend sends an argument that every task shares (the texts, the rows) once, by position."""
+    return (trees, type(task)) + tuple(getattr(task, f.name) for f in fields(task))
+
+
+def _task_of(call: tuple):
+    """The task a :func:`_call` tuple runs."""
+    return call[1](*call[2:])
+
+
 class _CountMerge:
     """The slice counts of one metric merged as they come: pending slices are merged into the total once they
     hold as many n-grams as it (so each n-gram is re-sorted a logarithmic number of times), then dropped."""
@@ -290,7 +365,7 @@ class _CountMerge:
         self.total, self.pending = type(parts[0]).merge(parts), []
 
 
-def _bound_to_corpus(testbed: Testbed, tasks: List[tuple], rows: Rows, jobs: int, progress: bool) -> List[tuple]:
+def _bound_to_corpus(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: int, progress: bool) -> List[Task]:
     """``tasks`` with each chunk of a ``corpus_wide`` metric scored by one copy of the metric bound to its
     counts over every reference of ``rows`` (:meth:`~Metric.with_counts`), so its chunks score as one call.
 
@@ -303,26 +378,28 @@ def _bound_to_corpus(testbed: Testbed, tasks: List[tuple], rows: Rows, jobs: int
     steps: Dict[int, int] = {}
     metrics: Dict[int, Metric] = {}
     for task in tasks:
-        if task[0] is _score_row_chunk and task[1].corpus_wide:
-            metrics[id(task[1])] = task[1]
-            steps[id(task[1])] = max(steps.get(id(task[1]), 0), task[2].stop - task[2].start)
-    slices, owners = [], []
+        if isinstance(task, ChunkTask) and task.metric.corpus_wide:
+            key = id(task.metric)
+            metrics[key] = task.metric
+            steps[key] = max(steps.get(key, 0), task.chunk.stop - task.chunk.start)
+    slices: List[CountTask] = []
+    owners = []
     for key, metric in metrics.items():
         group_ptr, group_ids, weight = metric.reference_groups(rows.ref_ptr, rows.ref_ids)
         for start in range(0, max(len(weight), 1), steps[key]):
-            slices.append((_trees_for(testbed, metric), _count_slice, metric)
-                          + group_slice(rows.texts, group_ptr, group_ids, weight, start,
-                                        min(start + steps[key], len(weight))))
+            slices.append(CountTask(metric, *group_slice(rows.texts, group_ptr, group_ids, weight, start,
+                                                         min(start + steps[key], len(weight)))))
             owners.append(key)
     merges = {key: _CountMerge() for key in metrics}
-    texts = sum(len(s[3]) for s in slices)
-    run_tasks(_call_with_trees, slices, jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, progress,
+    texts = sum(len(s.texts) for s in slices)
+    run_tasks(_call_with_trees, [_call(_trees_for(testbed, s.metric), s) for s in slices],
+              jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, progress,
               "reference counts", on_result=lambda i, counts: merges[owners[i]].add(counts), keep=False,
-              weights=[float(len(s[3])) for s in slices],
-              sent=[cache_dir() is not None or not _costly_layers(s[2]) for s in slices])
+              weights=[float(len(s.texts)) for s in slices],
+              sent=[cache_dir() is not None or not _costly_layers(s.metric) for s in slices])
     del slices
     bound = {key: metric.with_counts(merges[key].result()) for key, metric in metrics.items()}
-    return [(t[0], bound[id(t[1])]) + tuple(t[2:]) if t[0] is _score_row_chunk and id(t[1]) in bound else t
+    return [ChunkTask(bound[id(t.metric)], t.chunk) if isinstance(t, ChunkTask) and id(t.metric) in bound else t
             for t in tasks]
 
 
@@ -356,20 +433,21 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
     return step if step < n_rows else None
 
 
-def _call_with_trees(trees: SuppliedTrees, func, *args):
-    """``func(*args)`` with the test bed's supplied trees in use and a fresh tree numbering (in whatever process
-    runs the task), so a metric's scores never depend on the other metrics of the run nor on ``jobs``. In a
+def _call_with_trees(trees: SuppliedTrees, kind: type, *args):
+    """``kind(*args).run()`` (a task, built back from :func:`_call`'s arguments) with the test bed's supplied
+    trees in use and a fresh tree numbering (in whatever process runs the task), so a metric's scores never
+    depend on the other metrics of the run nor on ``jobs``. In a
     worker process the task's analyses are dropped when it ends (:func:`task_memo`): a worker runs whichever
     tasks come to it, and keeping each one's decoded parses and trees made both workers hold nearly all of them."""
     from .parallel import in_worker
 
     with using_trees(trees), tree_ids(fresh=True), (task_memo() if in_worker() else nullcontext()):
-        return func(*args)
+        return kind(*args).run()
 
 
-def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: str = "metrics",
+def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: str = "metrics",
          on_result=None, rows: Optional[Rows] = None) -> None:
-    """Run tasks ``(func, *args)`` (:func:`_score_metric`, :func:`_score_row_chunk`) with ``testbed``'s supplied
+    """Run ``tasks`` (:class:`MetricTask`, :class:`ChunkTask`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
     travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
@@ -377,34 +455,23 @@ def _run(testbed: Testbed, tasks: List[tuple], jobs: int, progress: bool, desc: 
     then the chunks of a ``corpus_wide`` metric get its counts over all of ``rows`` (:func:`_bound_to_corpus`)."""
     from .parallel import run_tasks
 
-    chunks = [t[0] is _score_row_chunk for t in tasks]
+    chunks = [isinstance(t, ChunkTask) for t in tasks]
     # a chunk is sent to its worker (it never touches the parent's texts), unless it must read the stored parses
     # this process keeps when there is no disk cache
-    sent = [chunk and (cache_dir() is not None or not _costly_layers(t[1])) for t, chunk in zip(tasks, chunks)]
-    calls = [(_trees_for(testbed, t[1]) if chunk else testbed.trees,) + tuple(t) for t, chunk in zip(tasks, chunks)]
+    sent = [chunk and (cache_dir() is not None or not _costly_layers(t.metric)) for t, chunk in zip(tasks, chunks)]
+    trees = [_trees_for(testbed, t.metric) if chunk else testbed.trees for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
-        if any(chunk and t[1].corpus_wide for t, chunk in zip(tasks, chunks)):
+        if any(chunk and t.metric.corpus_wide for t, chunk in zip(tasks, chunks)):
             tasks = _bound_to_corpus(testbed, tasks, rows, jobs, progress)
-            calls = [call[:2] + tuple(t[1:]) for call, t in zip(calls, tasks)]
-        run_tasks(_call_with_trees, calls, jobs, progress, desc, on_result=on_result,
-                  weights=[_task_weight(t) for t in tasks], sent=sent, keep=False,
-                  groups=[id(t[1]) for t in tasks])  # a metric's chunks share its per-process set-up
+        run_tasks(_call_with_trees, [_call(tr, t) for tr, t in zip(trees, tasks)], jobs, progress, desc,
+                  on_result=on_result, weights=[t.weight for t in tasks], sent=sent, keep=False,
+                  groups=[id(t.metric) for t in tasks])  # a metric's chunks share its per-process set-up
 
 
 def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
     """The supplied trees a task of ``metric`` needs: the test bed's when the metric reads them, else none."""
     return testbed.trees if _supplied_kind(metric) is not None else SuppliedTrees()
-
-
-def _task_weight(task: tuple) -> float:
-    """Expected cost of a task, to start the largest first: the rows or pairs it scores times its metric's
-    ``relative_cost``."""
-    if task[0] is _score_row_chunk:
-        return float(task[2].stop - task[2].start) * task[1].relative_cost
-    rows, pairs = task[3], task[6]
-    count = (len(rows.hyp_ids) if rows is not None else 0) + (len(pairs[0]) if pairs else 0)
-    return float(count) * task[1].relative_cost
 
 
 def _table(testbed: Testbed, metrics, instances, systems, row_system, row_segment, results,
@@ -530,25 +597,24 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     todo = [k for k in range(len(instances)) if results[k] is None]
     workers = workers_for(jobs)
     chars_per_row = _chars_per_row(rows) if any(_chunkable(instances[k]) for k in todo) else 0.0
-    tasks: List[tuple] = []
+    tasks: List[Task] = []
     owners: List[int] = []
     assemblies: Dict[int, _RowAssembly] = {}
     for k in todo:
         step = _row_step(instances[k], len(row_system), chars_per_row, budget, workers, len(todo))
         if step is None:
-            tasks.append((_score_metric, instances[k], rows.texts, rows, row_system, n_sys, None, chunk))
+            tasks.append(MetricTask(instances[k], rows.texts, rows, row_system, n_sys, None, chunk))
             owners.append(k)
             continue
         assemblies[k] = _RowAssembly(instances[k], row_system, n_sys)
         for start in range(0, len(row_system), step):
-            tasks.append((_score_row_chunk, instances[k], RowChunk.cut(rows, start, min(start + step,
-                                                                                       len(row_system)))))
+            tasks.append(ChunkTask(instances[k], RowChunk.cut(rows, start, min(start + step, len(row_system)))))
             owners.append(k)
 
     def done(i: int, r) -> None:  # cached at once: a killed run keeps the metrics it finished
         k = owners[i]
         if k in assemblies:
-            assemblies[k].add(tasks[i][2], *r)
+            assemblies[k].add(tasks[i].chunk, *r)
             if not assemblies[k].complete:
                 return
             r = {"rows": assemblies.pop(k).result()}
@@ -575,8 +641,8 @@ def _costly_layers(metric: Metric) -> List[str]:
     return [] if _supplied_kind(metric) is not None else [name for name in metric.layers if name in PARALLEL_LAYERS]
 
 
-def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) -> None:
-    """Before the tasks (:func:`_score_metric`, :func:`_score_row_chunk`) start, annotate their texts with the
+def _prepare_shared_layers(tasks: Sequence[Task], jobs: int, progress: bool) -> None:
+    """Before the tasks (:class:`MetricTask`, :class:`ChunkTask`) start, annotate their texts with the
     costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes, and store the
     results (the disk cache, or without one this run's memo, which forked workers inherit) without decoding
     them here: each task decodes only its own texts. Only with ``jobs > 1``; the analyses are the annotator's,
@@ -588,9 +654,8 @@ def _prepare_shared_layers(tasks: Sequence[tuple], jobs: int, progress: bool) ->
         return
     texts_of: Dict[str, Dict[str, None]] = {}
     for task in tasks:
-        texts = task[2].texts if task[0] is _score_row_chunk else task[2]
-        for name in _costly_layers(task[1]):
-            texts_of.setdefault(name, {}).update(dict.fromkeys(texts))
+        for name in _costly_layers(task.metric):
+            texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
     for name in sorted(texts_of, key=PARALLEL_LAYERS.index):
         prepare(name, list(texts_of[name]),
                 annotator=lambda layer, todo, store: _annotate_in_parallel(layer, todo, jobs, progress, store))
@@ -1056,7 +1121,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
         values[todo[i]] = r["pairs"][0]
         cache.put(instances[todo[i]], r["pairs"])
 
-    _run(testbed, [(_score_metric, instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk)
+    _run(testbed, [MetricTask(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk)
                    for k in todo], jobs, progress, "reference pairs", on_result=done)
     return _reference_table(plan, metrics, instances, values, max_refs, seed)
 
@@ -1095,8 +1160,8 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
             values[k] = hit[0]
         pair_done.append(hit is not None)
     todo = [k for k in range(len(instances)) if row_results[k] is None or not pair_done[k]]
-    tasks = [(_score_metric, instances[k], tid.texts, rows if row_results[k] is None else None, row_system, n_sys,
-              (plan.left, plan.right) if not pair_done[k] else None, chunk) for k in todo]
+    tasks = [MetricTask(instances[k], tid.texts, rows if row_results[k] is None else None, row_system, n_sys,
+                        (plan.left, plan.right) if not pair_done[k] else None, chunk) for k in todo]
     def done(i: int, r: dict) -> None:
         k = todo[i]
         if "rows" in r:

@@ -295,7 +295,9 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
 
     def run_tasks(func, calls_, *args, sent=None, **kwargs):
         for call, is_sent in zip(calls_, sent or ()):  # the metrics' tasks (not the parallel annotation's)
-            sent_by_metric.setdefault(call[2].name, set()).add(is_sent)
+            task = scoring._task_of(call)
+            assert isinstance(task, (scoring.MetricTask, scoring.ChunkTask)) and func is scoring._call_with_trees
+            sent_by_metric.setdefault(task.metric.name, set()).add(is_sent)
         return real_run(func, calls_, *args, sent=sent, **kwargs)
 
     monkeypatch.setattr(parallel, "run_tasks", run_tasks)
