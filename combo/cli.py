@@ -794,15 +794,11 @@ def _beats_text(result) -> str:
     single metric, that the comparison is in-sample, and the paired bootstrap test of the difference."""
     if not result.beats_best_single:
         return "no"
-    sig = result.details.get("significance") or {}
     text = "yes, in-sample (the set was selected on these segments)"
-    if sig.get("p_value") is None:
-        return text + (f"; {sig['note']}" if sig.get("note") else "")
-    how = (f"p = {sig['p_value']:.3f}, one-sided paired bootstrap over {sig['resamples']} resamples of "
-           f"{sig['unit'] or 'segments'}, seed {sig['seed']}")
-    if sig["significant"]:
-        return text + f"; significant ({how}), though optimistic: confirm it on held-out segments"
-    return text + f"; no significant difference ({how})"
+    test = result.gain_test_text()
+    if test.startswith("significant"):
+        test += ", though optimistic: confirm it on held-out segments"
+    return text + (f"; {test}" if test else "")
 
 
 def _estimate_text(estimate) -> str:

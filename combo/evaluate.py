@@ -945,6 +945,17 @@ class SetSearch:
         sign = criterion_sign(self.criterion)
         return sign * self.quality > sign * self.best_single[1]
 
+    def gain_test_text(self) -> str:
+        """The paired bootstrap test of the selected set's gain over the best single metric, as words:
+        ``no significant difference (p = 0.367, one-sided paired bootstrap over 1000 resamples of segments,
+        seed 0)``, ``significant (...)``, the test's note when it could not run, or "" without a test."""
+        sig = self.details.get("significance") or {}
+        if sig.get("p_value") is None:
+            return sig.get("note") or ""
+        how = (f"p = {sig['p_value']:.3f}, one-sided paired bootstrap over {sig['resamples']} resamples of "
+               f"{sig['unit'] or 'segments'}, seed {sig['seed']}")
+        return f"significant ({how})" if sig["significant"] else f"no significant difference ({how})"
+
     def to_dict(self) -> Dict[str, object]:
         # in_sample: the set was selected on the data it is measured on; p_value: of the paired test of its gain
         # over the best single metric (compare_with_best_single), None when not tested

@@ -310,13 +310,9 @@ def _beats_text(search: SetSearch) -> str:
     """Whether the selected set beats the best single metric: in-sample, with the paired test's p-value."""
     if not search.beats_best_single:
         return "the set does not beat it"
-    sig = search.details.get("significance") or {}
     text = "the set beats it in-sample: it was selected on these segments, so the gain is optimistic"
-    if sig.get("p_value") is None:
-        return text + (f"; {sig['note']}" if sig.get("note") else "")
-    verdict = "a significant difference" if sig["significant"] else "no significant difference"
-    return (text + f"; {verdict} (p = {sig['p_value']:.3f}, paired bootstrap over {sig['resamples']} resamples of "
-            f"{sig['unit'] or 'segments'}, one-sided)")
+    test = search.gain_test_text()
+    return text + (f"; {test}" if test else "")
 
 
 def _tuned_section(tuned: Mapping[str, Tuple[Dict[str, float], float]]) -> Section:
