@@ -94,6 +94,21 @@ _ONE_CHILD_MAX = 4096
 _ONE_CHILD = tuple((c,) for c in range(_ONE_CHILD_MAX))  # the children of one-child nodes, shared (immutable)
 
 
+class _Built:
+    """An attribute of :class:`TreeIndex` made by its ``_build``, with the others, the first time one is read
+    (kept in the slot of the same name with a leading underscore)."""
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, index, owner=None):
+        if index is None:
+            return self
+        if index._children is None:
+            index._build()
+        return getattr(index, self.slot)
+
+
 class TreeIndex:
     """Derived, cached data of one tree; node ``i`` is the ``i``-th in pre-order.
 
@@ -193,47 +208,14 @@ class TreeIndex:
         self._preterminal_counts, self._phrasal_by_production = pre, phrasal
         self._children = children
 
-    @property
-    def children(self) -> List[Tuple[int, ...]]:
-        if self._children is None:
-            self._build()
-        return self._children
-
-    @property
-    def parent(self) -> List[int]:
-        if self._children is None:
-            self._build()
-        return self._parent
-
-    @property
-    def end(self) -> List[int]:
-        if self._children is None:
-            self._build()
-        return self._end
-
-    @property
-    def height(self) -> List[int]:
-        if self._children is None:
-            self._build()
-        return self._height
-
-    @property
-    def production_ids(self) -> List[int]:
-        if self._children is None:
-            self._build()
-        return self._production_ids
-
-    @property
-    def preterminal_counts(self) -> Dict[int, int]:
-        if self._children is None:
-            self._build()
-        return self._preterminal_counts
-
-    @property
-    def phrasal_by_production(self) -> Dict[int, List[int]]:
-        if self._children is None:
-            self._build()
-        return self._phrasal_by_production
+    # the structure _build makes on first use, all at once
+    children = _Built()
+    parent = _Built()
+    end = _Built()
+    height = _Built()
+    production_ids = _Built()
+    preterminal_counts = _Built()
+    phrasal_by_production = _Built()
 
     @property
     def by_production(self) -> Dict[int, List[int]]:
