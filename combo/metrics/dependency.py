@@ -27,7 +27,7 @@ so identical texts always score 1.
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -113,11 +113,11 @@ def _not_dependency_tree(tree: Tree, why: str) -> InputError:
                       fix="supply dependency trees read from CoNLL-U (combo.analysis.trees.read_conllu)")
 
 
-def dependency_parses(texts: Sequence[str], parser: str, lemmas: bool = False) -> List[DependencyParse]:
-    """The dependency parse of each text: spaCy's (with ``lemmas``, the ``dependencies+lemmas`` layer's), or
-    decoded from the supplied trees."""
+def dependency_parses(texts: Sequence[str], parser: str, layer: str = "dependencies") -> List[DependencyParse]:
+    """The dependency parse of each text: spaCy's, by analysis layer ``layer`` (``dependencies+lemmas`` for
+    lemmas), or decoded from the supplied trees."""
     if parser == "spacy":
-        return annotate(LEMMATISED if lemmas else "dependencies", texts)
+        return annotate(layer, texts)
     return [parse_of_tree(t) for t in supplied_trees("dependencies", texts)]
 
 
@@ -327,19 +327,19 @@ class DependencyMetric(PairwiseMetric):
     def language_support(self) -> Tuple[Tuple[str, ...], str]:
         return ((), "") if self.params["parser"] == "supplied" else super().language_support()
 
+    #: The option that can ask for lemmas (``over`` of DP-HWCM, ``form`` of DP-Or), if any.
+    lemma_option: Optional[str] = None
+
     def _post_init(self) -> None:
-        if self.matches_lemmas():
+        if self.lemma_option and self.params[self.lemma_option] == "lemmas":
             if self.params["parser"] == "supplied":
-                raise OptionError(f"{self.name}: {self._lemma_option()}=lemmas needs parser=spacy (supplied trees "
+                raise OptionError(f"{self.name}: {self.lemma_option}=lemmas needs parser=spacy (supplied trees "
                                   "carry no lemmas)")
             self.layers = (LEMMATISED,)  # the parse with spaCy's lemmatiser run too
 
-    def _lemma_option(self) -> str:
-        return "over" if "over" in self.options else "form"
-
-    def matches_lemmas(self) -> bool:
-        """Whether the metric matches lemmas, which only the ``dependencies+lemmas`` layer gives."""
-        return self.params.get(self._lemma_option()) == "lemmas"
+    def parses(self, texts: Sequence[str]) -> List[DependencyParse]:
+        """The parse of each text from the metric's source: the supplied trees, or its analysis layer."""
+        return dependency_parses(texts, self.params["parser"], self.layers[0])
 
     def check_resources(self) -> None:
         if self.params["parser"] == "spacy":
@@ -357,6 +357,7 @@ class HeadWordChainMatching(DependencyMetric):
 
     citation = ("Liu & Gildea 2005, Syntactic Features for Evaluation of MT: HWCM (STM precision averaged "
                 "over lengths, over head-word chains); Gimenez & Marquez 2010 (Asiya, PBML 94) DP-HWC")
+    lemma_option = "over"
     options = {
         "over": Option("words", "chain elements: words (DP-HWCw), lemmas, categories (DP-HWCc) "
                        "or relations (DP-HWCr)", choices=("words", "lemmas", "categories", "relations")),
@@ -366,7 +367,7 @@ class HeadWordChainMatching(DependencyMetric):
     }
 
     def analyse(self, texts: Sequence[str]) -> List[sparse.csr_matrix]:
-        parses = dependency_parses(texts, self.params["parser"], self.matches_lemmas())
+        parses = self.parses(texts)
         over = self.params["over"]
         if over == "categories":
             _require_tags(parses, texts)
@@ -399,6 +400,7 @@ class DependencyRelationOverlap(DependencyMetric):
 
     citation = ("Gimenez & Marquez 2010, Asiya (PBML 94) DP-Or; Gimenez 2008 (PhD thesis) "
                 "overlap over dependency relations")
+    lemma_option = "form"
     options = {
         "relation": Option("*", "a relation label of the parser (e.g. nsubj), or * for the mean over the "
                            "relations present in either side", check=lambda v: isinstance(v, str) and bool(v),
@@ -409,7 +411,7 @@ class DependencyRelationOverlap(DependencyMetric):
     }
 
     def analyse(self, texts: Sequence[str]) -> RelationItems:
-        parses = dependency_parses(texts, self.params["parser"], self.matches_lemmas())
+        parses = self.parses(texts)
         form = self.params["form"]
         table = token_table(parses, (form, "relations"), self.params["lowercase"])
         return relation_items(table, form)
