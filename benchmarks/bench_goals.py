@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
@@ -67,7 +66,7 @@ def goal(name: str, measured: float, target: float, unit: str, command: str, **f
 
 def slice_rows(work: Path) -> List[dict]:
     testbed = write_slice(work / "slice.jsonl", SLICE_SEGMENTS)
-    env, cache = cold_env("combo-goals-slice-")
+    env, _ = cold_env("combo-goals-slice-")
     cold, _ = timed(score_command(testbed, work / "cold.tsv"), env)
     env["COMBO_SCORE_CACHE"] = "off"  # warm: the analyses are cached, every metric is computed again
     warm, _ = timed(score_command(testbed, work / "warm.tsv"), env)
@@ -130,7 +129,7 @@ def print_table(rows: List[dict]) -> None:
     print("| goal | measured | goal | met | cpu s | peak MB |")
     print("|---|---:|---:|---|---:|---:|")
     for r in rows:
-        print(f"| {r['goal']} | {r['measured']} | {'≤' if not math.isnan(r['target']) else ''} {r['target']} | "
+        print(f"| {r['goal']} | {r['measured']} | ≤ {r['target']} | "
               f"{'yes' if r['ok'] else 'no'} | {r.get('cpu_seconds', '')} | {r.get('peak_mb', '')} |")
 
 

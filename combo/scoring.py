@@ -668,9 +668,9 @@ def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress
     is done (nothing is held here). A parser (spaCy's model, TextBlob) is loaded here first, so the workers
     inherit it instead of each loading its own; the sentence encoder is loaded by each worker, which runs it on
     one thread (:func:`combo.parallel._init_worker`), so that no process here holds the threads of a
-    deep-learning runtime when the workers are forked. Where this process has loaded that runtime already (an
-    earlier call in a notebook), it encodes the texts itself with its threads: a forked worker would wait
-    forever on the parent's OpenMP thread pool."""
+    deep-learning runtime when the workers are forked. Where the encoder has already run in this process (an
+    earlier call in a notebook: :meth:`~combo.analysis.layers.Layer.threads_started`), this process encodes the
+    texts itself with its threads: a worker forked from it could wait forever on its OpenMP thread pool."""
     from .analysis.layers import annotate_texts, get_layer
     from .parallel import run_tasks, workers_for
 
