@@ -99,7 +99,11 @@ class Option:
         try:
             out = _PARSERS[kind](self, value)
         except (TypeError, ValueError, OverflowError):
-            raise OptionError(f"{owner}: option {name}={value!r} is not {self.accepted()}") from None
+            hint = ""
+            if self.choices and isinstance(value, str):  # a mistyped choice (over=lemma): the close ones
+                hint = did_you_mean(value, [str(c) for c in self.choices])
+            raise OptionError(f"{owner}: option {name}={value!r} is not {self.accepted()}"
+                              + (f"; {hint}" if hint else "")) from None
         if self.check is not None:
             try:
                 ok = bool(self.check(out))
