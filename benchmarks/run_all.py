@@ -216,7 +216,7 @@ def main() -> None:
                     help="also the goals of the heterogeneous metrics and the lexical whole-process rows "
                          "(bench_goals.py: about 5 minutes)")
     ap.add_argument("--goals-train", action="store_true",
-                    help="with --goals, also the cold combo train on WMT12's four pairs (about 15 minutes more)")
+                    help="the goals and the cold combo train on WMT12's four pairs (about 15 minutes more)")
     ap.add_argument("--render", default=None, metavar="JSON",
                     help="only draw the plots (to --plots, default docs/benchmarks) from a JSON written by --json")
     args = ap.parse_args()
@@ -268,7 +268,7 @@ def main() -> None:
         print(f"| {r['benchmark']} | {r['dimension']} | {', '.join(map(str, r['sizes']))} | {r['peer']} | "
               f"{r['combo_s'][-1]:.3f} | {ps} | {ratio} | {r['exponent']:.2f} | {pe} | {r['peak_mb']:.0f} |")
     goals = None
-    if args.goals:
+    if args.goals or args.goals_train:  # --goals-train alone asks for the goals too
         import bench_goals
 
         goals = bench_goals.goal_rows(train=args.goals_train)
