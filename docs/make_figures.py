@@ -42,8 +42,8 @@ def number(cell: str) -> float:
 
 
 def lexical_speed() -> bytes:
-    """Benchmarks page: combo's time as a share of the peer's, one call for all systems (lower is faster)."""
-    header, rows = markdown_table(DOCS / "benchmarks.md", "metric")
+    """Benchmark results page: combo's time as a share of the peer's, one call for all systems (lower is faster)."""
+    header, rows = markdown_table(DOCS / "results" / "benchmarks.md", "metric")
     ratio = header.index("ratio")
     labels = [f"{r[0]} ({r[1]})" for r in rows]
     return plots.bar_intervals(labels, [number(r[ratio]) for r in rows], sort=False,
