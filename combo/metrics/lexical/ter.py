@@ -164,8 +164,13 @@ class TER(Metric):
         n_seq = len(analysis.sequences)
         distinct, inverse = np.unique(hyp_seq * n_seq + ref_seq, return_inverse=True)
         seqs = analysis.sequences
-        edits = shift_edit_counts([seqs[k] for k in distinct // n_seq],
-                                  [seqs[k] for k in distinct % n_seq])[inverse.reshape(-1)]
+        # a hypothesis that is its reference costs nothing (no edit, no shift): 44 of onlineB's 3,003 on WMT12
+        # de-en, each otherwise a full round of the shift search
+        work = np.flatnonzero(distinct // n_seq != distinct % n_seq)
+        distinct_edits = np.zeros(len(distinct), dtype=np.int64)
+        distinct_edits[work] = shift_edit_counts([seqs[k] for k in distinct[work] // n_seq],
+                                                 [seqs[k] for k in distinct[work] % n_seq])
+        edits = distinct_edits[inverse.reshape(-1)]
         starts = ref_ptr[:-1]
         stats[:, 0] = np.minimum.reduceat(edits, starts)
         stats[:, 1] = np.add.reduceat(analysis.lengths[ref_seq], starts) / sizes
