@@ -5,7 +5,7 @@ each worker about 2 CPU seconds of imports."""
 import numpy as np
 
 from combo.metrics.registry import get_metric
-from combo.scoring import _Cache
+from combo.scoring.cache import _Cache
 
 
 def write_entries(args):

@@ -72,7 +72,7 @@ def test_sentence_embeddings_do_not_depend_on_how_the_texts_are_split(wmt12_slic
 FRESH_PROCESS = """
 import sys
 import numpy as np
-import combo.scoring as scoring
+import combo.scoring.run as run
 from combo import score_testbed
 from combo.analysis import layers
 sys.path.insert(0, sys.argv[1])
@@ -82,10 +82,10 @@ plain = DATA / "wmt12" / "plain"
 refs = (plain / "references" / "newstest2012-ref.en").read_text(encoding="utf-8").split("\\n")
 systems = {f.name.split(".", 2)[2]: f.read_text(encoding="utf-8").split("\\n")
            for f in (plain / "system-outputs" / "newstest2012" / "de-en").iterdir()}
-scoring.PARALLEL_ANNOTATION_MIN_TEXTS = 10
+run.PARALLEL_ANNOTATION_MIN_TEXTS = 10
 calls = []
-real = scoring._annotate_in_parallel
-scoring._annotate_in_parallel = lambda *a: calls.append(a[0]) or real(*a)
+real = run._annotate_in_parallel
+run._annotate_in_parallel = lambda *a: calls.append(a[0]) or real(*a)
 layers.set_cache_dir(None)
 table = score_testbed(make_slice(refs, systems), ["sent-emb", "dp-hwcm", "bleu"], jobs=2)
 assert calls == ["sentence-embeddings", "dependencies"], calls  # the encoder first, before any metric
@@ -116,9 +116,9 @@ def test_a_process_that_ran_the_encoder_encodes_again_itself_with_workers(monkey
     """Workers forked from a process whose PyTorch threads have started would wait forever on its OpenMP pool:
     that process encodes the texts itself, and the metrics still run in the workers."""
     pytest.importorskip("sentence_transformers")
-    import combo.scoring as scoring
+    import combo.scoring.run as run
 
-    monkeypatch.setattr(scoring, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)
+    monkeypatch.setattr(run, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)
     layers.set_cache_dir(None)
     try:
         one = score_testbed(wmt12_slice, ["sent-emb", "bleu"])

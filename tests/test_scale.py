@@ -187,7 +187,9 @@ def test_parser_and_embedding_metrics_score_chunks_of_rows_as_one_call(spec, wmt
     WMT12 de-en rows)."""
     from combo.analysis.layers import analysis_memo
     from combo.metrics.base import Rows
-    from combo.scoring import RowChunk, _RowAssembly, _rows_of, _score_metric, _score_row_chunk, metrics_for
+    from combo.scoring import metrics_for
+    from combo.scoring.run import _rows_of
+    from combo.scoring.tasks import RowChunk, _RowAssembly, _score_metric, _score_row_chunk
 
     ref, systems = wmt12_de_en
     n = 15 if spec == "ted" else 60  # four systems: 4n rows (the tree edit distance is the costly one)
@@ -216,7 +218,9 @@ def test_corpus_wide_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en)
     to the last bit, with three references a segment, in whatever order the chunks finish; scored alone, a
     chunk would weigh its n-grams by its own references."""
     from combo.metrics.base import Rows
-    from combo.scoring import RowChunk, _RowAssembly, _rows_of, _score_metric, _score_row_chunk, metrics_for
+    from combo.scoring import metrics_for
+    from combo.scoring.run import _rows_of
+    from combo.scoring.tasks import RowChunk, _RowAssembly, _score_metric, _score_row_chunk
 
     ref, systems = wmt12_de_en
     n = 150
@@ -242,13 +246,13 @@ def test_corpus_counts_made_in_slices_by_workers_give_one_calls_scores(monkeypat
     """Under a small budget the corpus-wide counts are made a slice of references at a time, here in two
     worker processes, and merged as they come: the scores still equal one call's to the last bit."""
     import combo.parallel as parallel
-    import combo.scoring as scoring
+    import combo.scoring.run as run
 
     ref, systems = wmt12_de_en
     tb = _testbed(ref, systems, n=2600, extra_refs=1)  # 2,600 reference sets of two, 10,400 rows
     metrics = ["nist", "cider:document_frequency=rows"]
     whole = score_testbed(tb, metrics)
-    monkeypatch.setattr(scoring, "PARALLEL_COUNT_MIN_TEXTS", 1)
+    monkeypatch.setattr(run, "PARALLEL_COUNT_MIN_TEXTS", 1)  # read by run._bound_to_corpus
     counted = []
     real = parallel.run_tasks
 
@@ -266,13 +270,14 @@ def test_corpus_counts_made_in_slices_by_workers_give_one_calls_scores(monkeypat
 
 def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monkeypatch, tmp_path):
     import combo
-    import combo.scoring as scoring
+    import combo.scoring.run as run
+    import combo.scoring.tasks as tasks
     from combo.analysis import layers
 
-    monkeypatch.setattr(scoring, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)  # the example's 100 texts: split too
+    monkeypatch.setattr(run, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)  # the example's 100 texts: split too
     calls = []
-    real = scoring._annotate_in_parallel
-    monkeypatch.setattr(scoring, "_annotate_in_parallel", lambda *a: calls.append(a[0]) or real(*a))
+    real = run._annotate_in_parallel
+    monkeypatch.setattr(run, "_annotate_in_parallel", lambda *a: calls.append(a[0]) or real(*a))
     tb = combo.load_testbed("example")
     metrics = ["sp-op", "cp-stm", "dp-hwcm", "bleu"]
     layers.set_cache_dir(None)  # no disk cache: the parallel annotation goes to this run's memo alone
@@ -289,14 +294,15 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
     # parses this process stored, and each layer is annotated once again (a new run), the scores unchanged
     import combo.parallel as parallel
 
-    monkeypatch.setattr(scoring, "_row_step", lambda metric, *args: 7 if metric.rows_independent else None)
+    # score_testbed (combo.scoring.run) looks _row_step up in its own module
+    monkeypatch.setattr(run, "_row_step", lambda metric, *args: 7 if metric.rows_independent else None)
     sent_by_metric = {}
     real_run = parallel.run_tasks
 
     def run_tasks(func, calls_, *args, sent=None, **kwargs):
         for call, is_sent in zip(calls_, sent or ()):  # the metrics' tasks (not the parallel annotation's)
-            task = scoring._task_of(call)
-            assert isinstance(task, (scoring.MetricTask, scoring.ChunkTask)) and func is scoring._call_with_trees
+            task = tasks._task_of(call)
+            assert isinstance(task, (tasks.MetricTask, tasks.ChunkTask)) and func is tasks._call_with_trees
             sent_by_metric.setdefault(task.metric.name, set()).add(is_sent)
         return real_run(func, calls_, *args, sent=sent, **kwargs)
 
@@ -367,7 +373,8 @@ def test_corpus_wide_reference_pairs_score_in_chunks_as_one_call(spec, wmt12_de_
     """QUEEN's and KING's reference pairs of NIST, SP-NIST and CIDEr-D are cut into chunks like the other
     metrics' (DSTC7's millions of pairs): each chunk reads the counts over every pair's reference, so the
     chunks give one call's scores to the last bit; a chunk scored alone would weigh by its own references."""
-    from combo.scoring import _score_metric, metrics_for
+    from combo.scoring import metrics_for
+    from combo.scoring.tasks import _score_metric
 
     ref, systems = wmt12_de_en
     n = 80

@@ -14,7 +14,8 @@ from combo.analysis import layers
 from combo.cli import main
 from combo.errors import InputError
 from combo.metrics.registry import get_metric
-from combo.scoring import SCORE_CACHE_MARKER, _Cache, cache_clear, cache_info, score_testbed
+from combo.scoring import SCORE_CACHE_MARKER, cache_clear, cache_info, score_testbed
+from combo.scoring.cache import _Cache
 
 ENTRY_NAME = "bleu-0123456789abcdef0123456789abcdef.npz"  # named as combo names an entry
 FOREIGN = {"mine.npz": b"my own arrays", ".draft.tmp": b"half a thought", "notes.txt": b"notes"}

@@ -16,7 +16,8 @@ from combo.analysis.supplied import supply_tree_files
 from combo.io import READER_OPTIONS, load_testbed
 from combo.metrics.registry import get_metric
 from combo.options import Option, parse_options
-from combo.scoring import _Cache, score_testbed
+from combo.scoring import score_testbed
+from combo.scoring.cache import _Cache
 from combo.testbed import SuppliedTrees
 
 # -- typed options ----------------------------------------------------------------------------------

@@ -1,0 +1,67 @@
+"""How a run cuts its work: which metrics are scored in chunks of rows and how many rows a chunk holds, the
+costly analysis layers annotated once before the tasks, the supplied trees each task carries."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import numpy as np
+
+from ..metrics.base import Metric, Rows
+from ..testbed import SuppliedTrees, Testbed
+from .provenance import _supplied_kind
+
+
+def _chunkable(metric: Metric) -> bool:
+    """Whether chunks of rows score as one call: a row's statistics read its own texts alone
+    (``rows_independent``), or those and the counts :meth:`~Metric.for_corpus` takes from every row
+    (``corpus_wide``)."""
+    return metric.rows_independent or metric.corpus_wide
+
+
+def _chars_per_row(rows: Rows) -> float:
+    """Mean characters of a row's hypothesis and references (what a chunk's analysis grows with)."""
+    if not len(rows.hyp_ids):
+        return 0.0
+    lengths = np.fromiter(map(len, rows.texts), dtype=np.int64, count=len(rows.texts))
+    return float(lengths[rows.hyp_ids].sum() + lengths[rows.ref_ids].sum()) / len(rows.hyp_ids)
+
+
+def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers: int,
+              n_tasks: int) -> Optional[int]:
+    """Rows per :class:`RowChunk` task of ``metric``, or None to score it in one task.
+
+    A ``rows_independent`` or ``corpus_wide`` metric is cut into chunks when one analysis of all
+    its texts would not fit its share of the budget (a quarter, divided among
+    the ``workers`` that hold a chunk each), sized by the characters of the
+    rows' texts and the metric's ``analysis_bytes_per_char``; and, with
+    several workers and fewer than two tasks per worker, a ``rows_independent``
+    one into enough chunks to keep every worker busy (not a ``corpus_wide`` one:
+    its chunks would first need a pass over the references and analyse them
+    again each, which on WMT12 de-en cost more than the split saved).
+    """
+    if not _chunkable(metric) or n_rows == 0:
+        return None
+    row_bytes = max(chars_per_row, 1.0) * metric.analysis_bytes_per_char
+    step = max(1024, int(budget.bytes // 4 // max(workers, 1) // row_bytes))
+    if workers > 1 and n_tasks < 2 * workers and metric.rows_independent:
+        step = min(step, max(1024, -(-n_rows * n_tasks // (2 * workers))))
+    return step if step < n_rows else None
+
+
+#: Analysis layers costly enough to annotate once, in parallel, before the metrics that read them are scored
+#: with ``jobs > 1``: otherwise each worker process annotates the same texts (41% more CPU for the same scores
+#: on WMT12 cs-en with the heterogeneous set), while the parse itself ran in one process at a time per metric.
+#: The sentence encoder comes first: it costs more than the rest of the heterogeneous set together, and on its
+#: own at the end of a run it kept one core busy for minutes after the other metrics had finished.
+PARALLEL_LAYERS = ("sentence-embeddings", "dependencies", "dependencies+lemmas", "shallow")
+
+
+def _costly_layers(metric: Metric) -> List[str]:
+    """The :data:`PARALLEL_LAYERS` ``metric`` reads from the annotator (none when it reads supplied trees)."""
+    return [] if _supplied_kind(metric) is not None else [name for name in metric.layers if name in PARALLEL_LAYERS]
+
+
+def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
+    """The supplied trees a task of ``metric`` needs: the test bed's when the metric reads them, else none."""
+    return testbed.trees if _supplied_kind(metric) is not None else SuppliedTrees()

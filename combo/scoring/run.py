@@ -1,0 +1,244 @@
+"""Scoring a test bed (:func:`score_testbed`) and the run that executes its tasks (:func:`_run`).
+
+Each metric sees every candidate of every system at once: the distinct texts
+(candidates and references) are analysed once, the statistics of all rows
+come from one call, segment scores are the metric's sentence-level scores and
+system scores are the scores of each system's summed statistics (corpus
+level). Metrics are independent, so ``jobs > 1`` runs them in parallel.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..analysis.layers import analysis_memo, cache_dir
+from ..analysis.supplied import using_trees
+from ..metrics.base import Candidates, Metric, Rows, group_slice
+from ..testbed import Testbed
+from .cache import _Cache, _fingerprint
+from .plan import PARALLEL_LAYERS, _chars_per_row, _chunkable, _costly_layers, _row_step, _trees_for
+from .resolve import MetricLike, _expand_sets, check_references, metrics_for
+from .table import ScoreTable, _table, _with_notes
+from .tasks import ChunkTask, CountTask, MetricTask, RowChunk, Task, _call, _call_with_trees, _CountMerge, _RowAssembly
+
+
+def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
+                  jobs: int = 1, progress: bool = False, cache_dir=None, memory=None) -> ScoreTable:
+    """Score every candidate of ``testbed`` with each metric (names like ``"bleu:max_order=2"``, named sets like
+    ``"@lexical"`` (combo.metrics.sets; notes on left-out members in ``table.metadata["notes"]``) or instances).
+
+    With ``cache_dir``, each metric's scores are stored under a key made of the
+    test bed's texts and the metric's signature, and reused on the next run.
+    ``memory`` (a size such as ``"2G"``, default 2 GB) bounds the rows whose
+    statistics are held at once.
+    """
+    from ..budget import Budget
+    from ..parallel import workers_for
+
+    budget = Budget.of(memory)
+    chunk = budget.pair_chunk()
+    metrics, set_notes = _expand_sets(metrics)
+    instances = metrics_for(testbed, metrics)
+    if not all(m.row_keyed for m in instances):
+        check_references(testbed)
+    systems = list(testbed.systems if systems is None else systems)
+    hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
+    if weights is not None:
+        for m in instances:
+            m.check_reference_weights(testbed)
+    rows = Rows.build(hyps, refs, weights)
+    n_sys = len(systems)
+    cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems) if cache_dir is not None else "",
+                   "segment", [(len(row_system),), (n_sys,)], testbed.trees)  # no cache: no texts to hash
+    del hyps, refs, weights
+    with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
+        results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
+    for k, m in enumerate(instances):
+        if k not in results:
+            results[k] = cache.get(m)
+    todo = [k for k in range(len(instances)) if results[k] is None]
+    workers = workers_for(jobs)
+    chars_per_row = _chars_per_row(rows) if any(_chunkable(instances[k]) for k in todo) else 0.0
+    tasks: List[Task] = []
+    owners: List[int] = []
+    assemblies: Dict[int, _RowAssembly] = {}
+    for k in todo:
+        step = _row_step(instances[k], len(row_system), chars_per_row, budget, workers, len(todo))
+        if step is None:
+            tasks.append(MetricTask(instances[k], rows.texts, rows, row_system, n_sys, None, chunk))
+            owners.append(k)
+            continue
+        assemblies[k] = _RowAssembly(instances[k], row_system, n_sys)
+        for start in range(0, len(row_system), step):
+            tasks.append(ChunkTask(instances[k], RowChunk.cut(rows, start, min(start + step, len(row_system)))))
+            owners.append(k)
+
+    def done(i: int, r) -> None:  # cached at once: a killed run keeps the metrics it finished
+        k = owners[i]
+        if k in assemblies:
+            assemblies[k].add(tasks[i].chunk, *r)
+            if not assemblies[k].complete:
+                return
+            r = {"rows": assemblies.pop(k).result()}
+        results[k] = r["rows"]
+        cache.put(instances[k], r["rows"])
+
+    _run(testbed, tasks, jobs, progress, on_result=done, rows=rows)
+    return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
+                              [results[k] for k in range(len(instances))], signatures), set_notes)
+
+
+def _rows_of(testbed: Testbed, systems: Sequence[str]):
+    refs = testbed.references()
+    weights = testbed.reference_weights()
+    hyps: List[str] = []
+    row_refs: List[List[str]] = []
+    row_weights: Optional[List[List[float]]] = [] if weights is not None else None
+    row_system: List[int] = []
+    row_segment: List[int] = []
+    for s, name in enumerate(systems):
+        for i, text in sorted(testbed.candidates[name].items()):
+            hyps.append(text)
+            row_refs.append(refs[i])
+            if row_weights is not None:
+                row_weights.append(weights[i])
+            row_system.append(s)
+            row_segment.append(i)
+    return hyps, row_refs, row_weights, np.asarray(row_system, dtype=np.int64), np.asarray(row_segment, dtype=np.int64)
+
+
+def _row_keyed(instances: Sequence[Metric], cands: Candidates):
+    """Scores of the metrics read per candidate (``mtme:``, ``scores:``, tuned models using them): cheap, never cached.
+
+    Returns ``({index: (segment scores, system scores)}, {index: signature with the files read})``.
+    """
+    results, signatures = {}, {}
+    for k, m in enumerate(instances):
+        if m.row_keyed:
+            seg, sysv, signatures[k] = m.candidate_scores(cands)
+            results[k] = (seg, sysv)
+    return results, signatures
+
+
+def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: str = "metrics",
+         on_result=None, rows: Optional[Rows] = None) -> None:
+    """Run ``tasks`` (:class:`MetricTask`, :class:`ChunkTask`) with ``testbed``'s supplied
+    trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
+    soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
+    travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
+    workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`);
+    then the chunks of a ``corpus_wide`` metric get its counts over all of ``rows`` (:func:`_bound_to_corpus`)."""
+    from ..parallel import run_tasks
+
+    chunks = [isinstance(t, ChunkTask) for t in tasks]
+    # a chunk is sent to its worker (it never touches the parent's texts), unless it must read the stored parses
+    # this process keeps when there is no disk cache
+    sent = [chunk and (cache_dir() is not None or not _costly_layers(t.metric)) for t, chunk in zip(tasks, chunks)]
+    trees = [_trees_for(testbed, t.metric) if chunk else testbed.trees for t, chunk in zip(tasks, chunks)]
+    with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
+        _prepare_shared_layers(tasks, jobs, progress)
+        if any(chunk and t.metric.corpus_wide for t, chunk in zip(tasks, chunks)):
+            tasks = _bound_to_corpus(testbed, tasks, rows, jobs, progress)
+        run_tasks(_call_with_trees, [_call(tr, t) for tr, t in zip(trees, tasks)], jobs, progress, desc,
+                  on_result=on_result, weights=[t.weight for t in tasks], sent=sent, keep=False,
+                  groups=[id(t.metric) for t in tasks])  # a metric's chunks share its per-process set-up
+
+
+#: Fewer distinct reference texts than this for the corpus-wide counts of a run: counted in this process,
+#: not worth starting worker processes for (100,000 references take 7.7 s for NIST, 6.5 s for CIDEr).
+PARALLEL_COUNT_MIN_TEXTS = 20000
+
+
+def _bound_to_corpus(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: int, progress: bool) -> List[Task]:
+    """``tasks`` with each chunk of a ``corpus_wide`` metric scored by one copy of the metric bound to its
+    counts over every reference of ``rows`` (:meth:`~Metric.with_counts`), so its chunks score as one call.
+
+    The counts are made a slice of reference groups at a time (as many groups as the metric's chunks have
+    rows, so a slice's texts are no more than a chunk's), in worker processes when there are many
+    references (:data:`PARALLEL_COUNT_MIN_TEXTS`), and merged by n-gram content as they come.
+    """
+    from ..parallel import run_tasks
+
+    steps: Dict[int, int] = {}
+    metrics: Dict[int, Metric] = {}
+    for task in tasks:
+        if isinstance(task, ChunkTask) and task.metric.corpus_wide:
+            key = id(task.metric)
+            metrics[key] = task.metric
+            steps[key] = max(steps.get(key, 0), task.chunk.stop - task.chunk.start)
+    slices: List[CountTask] = []
+    owners = []
+    for key, metric in metrics.items():
+        group_ptr, group_ids, weight = metric.reference_groups(rows.ref_ptr, rows.ref_ids)
+        for start in range(0, max(len(weight), 1), steps[key]):
+            slices.append(CountTask(metric, *group_slice(rows.texts, group_ptr, group_ids, weight, start,
+                                                         min(start + steps[key], len(weight)))))
+            owners.append(key)
+    merges = {key: _CountMerge() for key in metrics}
+    texts = sum(len(s.texts) for s in slices)
+    run_tasks(_call_with_trees, [_call(_trees_for(testbed, s.metric), s) for s in slices],
+              jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, progress,
+              "reference counts", on_result=lambda i, counts: merges[owners[i]].add(counts), keep=False,
+              weights=[float(len(s.texts)) for s in slices],
+              sent=[cache_dir() is not None or not _costly_layers(s.metric) for s in slices])
+    del slices
+    bound = {key: metric.with_counts(merges[key].result()) for key, metric in metrics.items()}
+    return [ChunkTask(bound[id(t.metric)], t.chunk) if isinstance(t, ChunkTask) and id(t.metric) in bound else t
+            for t in tasks]
+
+
+#: Fewer texts to annotate than this: not worth starting worker processes for.
+PARALLEL_ANNOTATION_MIN_TEXTS = 2000
+
+
+def _prepare_shared_layers(tasks: Sequence[Task], jobs: int, progress: bool) -> None:
+    """Before the tasks (:class:`MetricTask`, :class:`ChunkTask`) start, annotate their texts with the
+    costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes, and store the
+    results (the disk cache, or without one this run's memo, which forked workers inherit) without decoding
+    them here: each task decodes only its own texts. Only with ``jobs > 1``; the analyses are the annotator's,
+    so the scores are the same."""
+    from ..analysis.layers import prepare
+    from ..parallel import workers_for
+
+    if workers_for(jobs) < 2:
+        return
+    texts_of: Dict[str, Dict[str, None]] = {}
+    for task in tasks:
+        for name in _costly_layers(task.metric):
+            texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
+    for name in sorted(texts_of, key=PARALLEL_LAYERS.index):
+        prepare(name, list(texts_of[name]),
+                annotator=lambda layer, todo, store: _annotate_in_parallel(layer, todo, jobs, progress, store))
+
+
+def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool,
+                          store: Callable[[int, List[str]], None]) -> None:
+    """Annotate ``texts`` (in the order :func:`~combo.analysis.layers.ordered` gives) by one layer, in chunks
+    spread over forked worker processes, handing each chunk's stored forms to ``store(start, values)`` as it
+    is done (nothing is held here). A parser (spaCy's model, TextBlob) is loaded here first, so the workers
+    inherit it instead of each loading its own; the sentence encoder is loaded by each worker, which runs it on
+    one thread (:func:`combo.parallel._init_worker`), so that no process here holds the threads of a
+    deep-learning runtime when the workers are forked. Where the encoder has already run in this process (an
+    earlier call in a notebook: :meth:`~combo.analysis.layers.Layer.threads_started`), this process encodes the
+    texts itself with its threads: a worker forked from it could wait forever on its OpenMP thread pool."""
+    from ..analysis.layers import annotate_texts, get_layer
+    from ..parallel import run_tasks, workers_for
+
+    workers = workers_for(jobs)
+    layer = get_layer(layer_name)
+    if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS or layer.threads_started():
+        store(0, annotate_texts(layer_name, texts))  # few texts, or the encoder's threads already started here
+        return
+    first = 0
+    if layer.order(texts[:1]) is None:  # each text alone: one analysis here loads the parser
+        store(0, annotate_texts(layer_name, texts[:1]))
+        first = 1
+    step = -(-(len(texts) - first) // (4 * workers))
+    step = -(-step // layer.group) * layer.group  # pieces start at multiples of the layer's group
+    starts = list(range(first, len(texts), step))
+    chunks = [(layer_name, texts[start:start + step]) for start in starts]
+    run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis", keep=False,
+              weights=[sum(map(len, chunk)) for _, chunk in chunks],  # longest texts first
+              on_result=lambda i, values: store(starts[i], values))
