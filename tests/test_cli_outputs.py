@@ -73,6 +73,15 @@ def test_the_report_commands_out_is_checked_before_scoring(tmp_path, no_scoring)
                "cannot write into this folder")
 
 
+@pytest.mark.parametrize("args", [COMMANDS["search"], COMMANDS["evaluate"], ["report", "--testbed", "example",
+                                                                             "-q", "-m", "bleu"]])
+def test_no_scoring_stops_a_command_that_scores(args, tmp_path, no_scoring):
+    """The fixture's patch reaches the commands (they look the scoring functions up in combo.scoring when they
+    run), so the refusals above are indeed checked before any scoring."""
+    res = run(*args, "--out", tmp_path / "out.html")
+    assert res.exit_code != 0 and "scored before the output paths were checked" in res.output, res.output
+
+
 def test_the_followed_fix_of_a_missing_folder_works(tmp_path):
     report = tmp_path / "new" / "r.html"
     _one_error(run(*COMMANDS["evaluate"], "--report", report), "output folder does not exist (fix: create it first)")

@@ -296,7 +296,7 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
 
     # score_testbed (combo.scoring.run) looks _row_step up in its own module
     monkeypatch.setattr(run, "_row_step", lambda metric, *args: 7 if metric.rows_independent else None)
-    sent_by_metric = {}
+    sent_by_metric, chunked_metrics, annotated = {}, set(), []
     real_run = parallel.run_tasks
 
     def run_tasks(func, calls_, *args, sent=None, **kwargs):
@@ -304,6 +304,10 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
             task = tasks._task_of(call)
             assert isinstance(task, (tasks.MetricTask, tasks.ChunkTask)) and func is tasks._call_with_trees
             sent_by_metric.setdefault(task.metric.name, set()).add(is_sent)
+            if isinstance(task, tasks.ChunkTask):
+                chunked_metrics.add(task.metric.name)
+        if func.__name__ == "annotate_texts":  # the layers' texts split among workers (desc, positional)
+            annotated.append(args[2])
         return real_run(func, calls_, *args, sent=sent, **kwargs)
 
     monkeypatch.setattr(parallel, "run_tasks", run_tasks)
@@ -314,6 +318,8 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
     finally:
         layers._cache_dir_override = layers._UNSET
     assert sent_by_metric == {"sp-op": {False}, "cp-stm": {False}, "dp-hwcm": {False}, "bleu": {True}}
+    assert chunked_metrics == set(metrics)  # the patched _row_step cut every metric
+    assert sorted(annotated) == ["dependencies analysis", "shallow analysis"]  # 100 texts, over the patched 10
     assert sorted(calls) == ["dependencies", "shallow"]
     assert np.array_equal(one.segment, chunked.segment) and np.array_equal(one.system, chunked.system)
     assert multiprocessing.active_children() == []
