@@ -186,6 +186,11 @@ def scheme_records() -> Tuple[Scheme, ...]:
     return tuple(_SCHEMES.values())
 
 
+def reading_references(schemes: Sequence[str]) -> List[str]:
+    """The schemes among ``schemes`` that read reference-against-reference scores (QUEEN)."""
+    return [s.name for s in scheme_records() if s.needs_references and s.name in schemes]
+
+
 def _aliases() -> Dict[str, str]:
     """``{old name: criterion}``, sorted by old name."""
     return dict(sorted((a, c.name) for c in _CRITERIA.values() for a in c.aliases))
@@ -1342,3 +1347,53 @@ def wmt23_over_pairs(evaluators: Dict[str, MetaEvaluator], schemes: Sequence[str
         names.append(name)
         rows.append({"metric": name, "average": wmt23_average(tasks), "tasks": dict(tasks)})
     return names, rows
+
+
+# -- combo evaluate's printed results -------------------------------------------------------------------------
+
+def evaluation_output(ev: MetaEvaluator, tb: Testbed, table: ScoreTable, crits: Sequence[str], names: Sequence[str],
+                      qualities: Dict[str, List[Optional[Quality]]], notes: Sequence[str], n_resamples: int,
+                      seed: int, king_ties: str) -> Tuple[Dict[str, object], str]:
+    """One test bed's ``combo evaluate`` result (:func:`evaluate_entries`' ``names`` and ``qualities``): the JSON
+    document and the table text, with what the values leave out and KING figures decided by ties."""
+    rows = evaluation_rows(names, qualities)
+    notes = list(notes) + left_out_notes(names, qualities)  # what the values leave out: in the table and JSON
+    warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
+                f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
+                if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]
+    meaning = {c: get_criterion(c).meaning for c in crits}
+    doc = {"testbed": tb.name, "segments": len(tb.segments), "aspect": ev.aspect, "criteria": crits,
+           "meanings": meaning, "rows": rows, "notes": notes,
+           "warnings": warnings, "signatures": dict(zip(table.metrics, table.signatures)),
+           "bootstrap": {"resamples": n_resamples, "seed": seed, "confidence": 0.95,
+                         "unit": "whole segments (system-level criteria: systems)"}}
+    width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
+    cols = [max(len(c), 26, *(len(r[c]["text"]) for r in rows if r[c] is not None)) for c in crits]
+    lines = [f"{'metric':<{width}}" + "".join(f"{c:<{w + 2}}" for c, w in zip(crits, cols))]
+    for r in rows:
+        cells = [("-" if r[c] is None else r[c]["text"]) for c in crits]
+        lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
+    lines += [f"# {c}: {meaning[c]}" for c in crits]
+    lines += [f"warning: {w}" for w in warnings]
+    lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
+                 f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
+                 f"seed {seed}" if n_resamples else f"# {tb.name}")
+    lines += [f"note: {n}" for n in notes]
+    return doc, "\n".join(lines) + "\n"
+
+
+def wmt23_official_average(evaluators: Dict[str, MetaEvaluator], schemes: Sequence[str]) -> Dict[str, object]:
+    """WMT23's official average over the language pairs of ``evaluators`` (:func:`wmt23_over_pairs`), best first:
+    ``{"pairs", "rows", "text"}``, ``text`` the table ``combo evaluate`` prints."""
+    names, rows = wmt23_over_pairs(evaluators, schemes)
+    rows = sorted(rows, key=lambda r: -r["average"])
+    tasks = list(rows[0]["tasks"])
+    width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
+    lines = [f"WMT23's official average over {', '.join(sorted(evaluators))} (mt-metrics-eval tasks.WMT23: system "
+             f"accuracy pooled over the pairs weighs {len(evaluators)}/{4 * len(evaluators)}, each other task "
+             f"1/{4 * len(evaluators)}; correlations mapped to [0, 1]):",
+             f"{'metric':<{width}}{'average':>9}" + "".join(f"{t:>{max(len(t), 6) + 2}}" for t in tasks)]
+    for r in rows:
+        lines.append(f"{r['metric']:<{width}}{r['average']:>9.4f}"
+                     + "".join(f"{r['tasks'][t]:>{max(len(t), 6) + 2}.4f}" for t in tasks))
+    return {"pairs": sorted(evaluators), "rows": rows, "text": "\n".join(lines) + "\n"}

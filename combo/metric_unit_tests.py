@@ -224,5 +224,57 @@ def run_released_unit_tests(trials: Sequence, metrics: Sequence, scheme: Optiona
                           notes, rules)
 
 
-__all__ = ["COCO_CAPTION_SPECS", "SCHEMES", "fluency_trials", "run_released_unit_tests", "run_unit_tests",
+#: The metrics ``combo mutt`` tests without ``-m``: on a folder of corruption files, and on the authors' released
+#: trial files (coco-caption's CIDEr-D and BLEU-4 settings, METEOR and TER)
+DEFAULT_METRICS = ("bleu", "meteor", "cider", "ter")
+RELEASED_DEFAULT_METRICS = (COCO_CAPTION_SPECS["CIDEr"], COCO_CAPTION_SPECS["Bleu_4"], "meteor", "ter")
+
+
+def run_folder_unit_tests(corruptions: str, metrics: Sequence = (), references: Optional[int] = None,
+                          trials: str = "flickr", fluency: bool = True, seed: int = 0, scheme: Optional[str] = None,
+                          flickr8k: Optional[str] = None, jobs: int = 1, cache_dir=None,
+                          progress: bool = False) -> UnitTestResult:
+    """The unit tests of a folder: the authors' released trial files (detected; ``references``: their reference
+    file, 5, 10 or 20), judged by their script's rules, or corruption files (``trials`` chosen by
+    :func:`combo.io.mutt.select_trials`; the FLICKR ones get their captions from ``flickr8k``), run by
+    :func:`run_unit_tests`. ``metrics``: none, :data:`DEFAULT_METRICS` (released files:
+    :data:`RELEASED_DEFAULT_METRICS`). Trials left out for want of references are counted in the first note."""
+    from .io.mutt import read_mutt, select_trials
+    from .io.mutt_released import is_released_folder, read_released
+
+    if is_released_folder(corruptions):
+        sets = read_released(corruptions, 5 if references is None else references)
+        return run_released_unit_tests([t for v in sets.values() for t in v],
+                                       list(metrics) or list(RELEASED_DEFAULT_METRICS), scheme=scheme, jobs=jobs,
+                                       cache_dir=cache_dir, progress=progress)
+    sets = read_mutt(corruptions, flickr8k=flickr8k)
+    chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)
+    if not chosen:
+        raise InputError("no trial has references", corruptions,
+                         fix="give --flickr8k so the FLICKR trials get their image's captions")
+    result = run_unit_tests(chosen, list(metrics) or list(DEFAULT_METRICS), references=references, seed=seed,
+                            scheme=scheme, fluency=fluency, jobs=jobs, cache_dir=cache_dir, progress=progress)
+    if skipped:
+        result.notes.insert(0, f"{skipped} trials left out: no references (SEMEVAL, or caption not in Flickr8k)")
+    return result
+
+
+def mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[str], seed: int):
+    """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs`` on the trials in ``corruptions``
+    that have references (the FLICKR trials, given ``flickr8k``), and a sentence saying what was run (the HTML
+    report's unit-test heatmap)."""
+    from .io.mutt import read_mutt, select_trials
+
+    sets = read_mutt(corruptions, flickr8k=flickr8k)
+    trials, left_out = select_trials([t for v in sets.values() for t in v], "flickr")
+    if not trials:
+        raise InputError("no MUTT trial has references", corruptions,
+                         fix="give the Flickr8k folder with --mutt-flickr8k so the FLICKR trials get their captions")
+    result = run_unit_tests(trials, list(specs), seed=seed)
+    return result.accuracy, (f"MUTT unit tests on {len(trials)} trials of {corruptions} with their Flickr8k "
+                             f"references ({left_out} trials without references left out), seed {seed}.")
+
+
+__all__ = ["COCO_CAPTION_SPECS", "DEFAULT_METRICS", "RELEASED_DEFAULT_METRICS", "SCHEMES", "fluency_trials",
+           "mutt_accuracy", "run_folder_unit_tests", "run_released_unit_tests", "run_unit_tests",
            "score_released_trials"]

@@ -18,13 +18,13 @@ LAYERS = [
     ("io", ["combo.io"]),
     ("analysis", ["combo.analysis"]),
     ("metrics", ["combo.metrics", "combo.catalogue"]),
-    ("scoring", ["combo.scoring"]),
+    ("scoring", ["combo.scoring", "combo.score_files"]),
     ("meta", ["combo.meta"]),
     ("meta runner", ["combo.meta_run"]),
     ("combine", ["combo.combine"]),
-    ("evaluate", ["combo.evaluate", "combo.metric_unit_tests"]),
+    ("evaluate", ["combo.evaluate", "combo.prepare", "combo.metric_unit_tests"]),
     ("report", ["combo.report"]),
-    ("interface", ["combo.cli", "combo"]),
+    ("interface", ["combo.cli", "combo"]),  # combo.cli: the package of commands, each module in this layer
 ]
 
 #: Packages kept pure: besides the layer rule, they import none of these modules. meta/ holds statistics as pure

@@ -925,6 +925,18 @@ def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, f
     return CrossValidation(raw, fold, models, by)
 
 
+def fit_and_cross_validate(data: TrainingData, options: TrainOptions, folds: int = 10, by: str = "segment"
+                           ) -> Tuple[TunedModel, Optional[CrossValidation]]:
+    """The model fitted on all of ``data`` and its cross-validation (``folds`` 0: none, None), as ``combo train``
+    runs them. ConvergenceWarning is silenced: fits stopped at their iteration limit are counted instead
+    (``model.training["estimator"]["not_converged"]``, :attr:`CrossValidation.not_converged`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cv = cross_validate(data, options, folds, by=by) if folds else None
+        model = fit_model(data, options)
+    return model, cv
+
+
 #: The statistics of :func:`training_report` on absolute judgments, in the order printed (WMT23's per pair).
 WMT23_STATISTICS = ("seg_pearson", "seg_acc_eq", "sys_pearson", "sys_accuracy", "average")
 
