@@ -4,7 +4,7 @@ on every command that writes them (evaluate, search, report); a failed run leave
 import pytest
 from click.testing import CliRunner
 
-import combo.cli
+import combo.cli.output
 import combo.scoring
 from combo.cli import main
 
@@ -92,7 +92,7 @@ def test_the_followed_fix_of_a_missing_folder_works(tmp_path):
 def test_a_report_that_fails_to_write_leaves_no_out_and_an_out_that_fails_leaves_no_report(tmp_path, monkeypatch):
     from combo.errors import InputError
 
-    real = combo.cli.write_text_atomic
+    real = combo.cli.output.write_text_atomic
     out, report = tmp_path / "t.txt", tmp_path / "r.html"
 
     def fail_on(name):
@@ -103,9 +103,9 @@ def test_a_report_that_fails_to_write_leaves_no_out_and_an_out_that_fails_leaves
             return real(text, path)
         return write
 
-    monkeypatch.setattr(combo.cli, "write_text_atomic", fail_on("r.html"))
+    monkeypatch.setattr(combo.cli.output, "write_text_atomic", fail_on("r.html"))
     _one_error(run(*COMMANDS["search"], "--out", out, "--report", report), "No space left on device")
     assert not out.exists() and not report.exists()
-    monkeypatch.setattr(combo.cli, "write_text_atomic", fail_on("t.txt"))
+    monkeypatch.setattr(combo.cli.output, "write_text_atomic", fail_on("t.txt"))
     _one_error(run(*COMMANDS["search"], "--out", out, "--report", report), "No space left on device")
     assert not out.exists() and not report.exists()

@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 import combo
-from combo.cli import example_path, main
+from combo import example_path
+from combo.cli import main
 from combo.evaluate import MetaEvaluator
 from combo.meta.significance import paired_bootstrap_test
 

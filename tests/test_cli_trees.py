@@ -50,11 +50,11 @@ def test_tree_count_must_match_the_lines(tmp_path):
 def test_supplied_trees_reach_worker_processes(tmp_path):
     import numpy as np
 
-    from combo.cli import _load_testbed
+    from combo.cli.options import load_testbed
     from combo.analysis.trees import Tree
     from combo.scoring import score_testbed
 
-    tb = _load_testbed("example")
+    tb = load_testbed("example")
     texts = sorted({r for seg in tb.segments for r in seg.references}
                    | {t for cands in tb.candidates.values() for t in cands.values()})
 

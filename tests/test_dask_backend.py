@@ -34,9 +34,9 @@ def on_dask(cluster):
 
 
 def _example():
-    from combo.cli import _load_testbed
+    from combo.cli.options import load_testbed
 
-    return _load_testbed("example")
+    return load_testbed("example")
 
 
 def test_scoring_and_reference_scores_equal_the_local_run(on_dask):

@@ -13,7 +13,8 @@ from scipy.stats import kendalltau, pearsonr
 
 import combo
 from combo import OptionError
-from combo.cli import example_path, main
+from combo import example_path
+from combo.cli import main
 from combo.combine.learn import default_min_diff
 from combo.combine.objective import JudgedBlock, calibrate, objective_value, search_weights, wmt23_statistics
 from combo.meta.wmt23 import seg_acc_eq, wmt23_average, wmt23_tasks

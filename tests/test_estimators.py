@@ -13,7 +13,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import combo
-from combo.cli import example_path
+from combo import example_path
 from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
                                  preference_rows, train_model, training_data)
 from combo.normalise import minmax_normalise

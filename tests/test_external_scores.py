@@ -151,8 +151,7 @@ def test_bad_tsv_names_file_and_line(tmp_path, content, expect):
 
 
 def test_mtme_on_another_format_is_refused():
-    tb = combo.load_testbed(combo.example_path() if hasattr(combo, "example_path") else
-                            combo.cli.example_path())
+    tb = combo.load_testbed(combo.example_path())
     with pytest.raises(OptionError, match="scores:FILE"):
         combo.score_testbed(tb, ["mtme:XCOMET-XL"])
 

@@ -10,7 +10,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 import combo
 from combo import InputError, OptionError, Preference, Score, Segment, Testbed, load_testbed, score_testbed
-from combo.cli import example_path, main
+from combo import example_path
+from combo.cli import main
 from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
                                  _fit_logistic, _grouped_folds, cross_validate, fit_model,
                                  pair_kendall, pairs_from_testbed, preference_pairs, targets_from_testbed,

@@ -10,7 +10,8 @@ from scipy.special import expit
 
 import combo
 from combo import InputError, OptionError, get_metric, load_model, load_testbed, score_testbed
-from combo.cli import example_path, main
+from combo import example_path
+from combo.cli import main
 from combo.combine.learn import train_model
 from combo.combine.ulc import minmax_normalise
 from combo.metrics.tuned import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel

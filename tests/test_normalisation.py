@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from combo import load_testbed, score_testbed
-from combo.cli import example_path, main
+from combo import example_path
+from combo.cli import main
 from combo.metrics.tuned import load_model
 from combo.combine.ulc import fit_minmax, minmax_normalise, ulc
 from combo.io import write_jsonl

@@ -155,7 +155,7 @@ def test_kernels_are_symmetric_and_one_on_identical_trees(a, b, kind):
                                                                                                        "segment"]))
 def test_the_cli_and_the_api_give_the_same_numbers(spec, level):
     from combo import load_testbed
-    from combo.cli import example_path
+    from combo import example_path
     from combo.scoring import score_testbed
 
     res = CliRunner().invoke(main, ["score", "--testbed", "example", "-m", spec, "-q", "--level", level,

@@ -3,7 +3,7 @@
 import numpy as np
 
 import combo
-from combo.cli import example_path
+from combo import example_path
 from combo.scoring import ReferenceScores, reference_scores, score_testbed
 
 

@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 import combo
-from combo.cli import example_path, main
+from combo import example_path
+from combo.cli import main
 from combo.evaluate import MetaEvaluator, evaluate_entries, significance_clusters
 from combo.report import ReportInputs, build_report, metric_correlations, worst_segments
 from combo.scoring import score_testbed, score_with_references

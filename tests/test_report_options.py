@@ -1,4 +1,4 @@
-"""combo report declares its meta-evaluation options with evaluate's and search's (combo.cli.meta_options): it has
+"""combo report declares its meta-evaluation options with evaluate's and search's (combo.cli.options.meta_options): it has
 each of them, and its --jobs reaches the MetaEvaluator (the bootstrap and KING), not only the scoring."""
 
 import json
@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 import combo.evaluate
-from combo.cli import META_OPTIONS, MetaOptions, main
+from combo.cli import main
+from combo.cli.options import META_OPTIONS, MetaOptions
 
 pytest.importorskip("matplotlib")
 
@@ -80,3 +81,4 @@ def test_report_passes_the_kendall_and_king_options(tmp_path, built):
     assert res.exit_code == 0, res.output
     ev = built[-1]
     assert (ev.kendall_variant, ev.king_ties, ev.budget.bytes) == ("wmt14", "strict", 500 * 2 ** 20)
+

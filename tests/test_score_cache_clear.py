@@ -172,8 +172,7 @@ def test_an_entry_records_its_key_and_returns_the_arrays_it_was_given(tmp_path):
 
 @pytest.fixture
 def small_testbed():
-    from combo import load_testbed
-    from combo.cli import example_path
+    from combo import example_path, load_testbed
 
     return load_testbed(example_path()).subset(range(3))
 

@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 import combo
-from combo.cli import example_path
+from combo import example_path
 from combo.combine.search import beam, exhaustive, forward_backward, greedy, search
 from combo.errors import OptionError
 from combo.evaluate import MetaEvaluator, search_metric_sets

@@ -247,7 +247,7 @@ def test_concurrent_runs_share_a_cache_folder(tmp_path):
 @pytest.mark.parametrize("damage", ["truncate", "empty", "wrong arrays", "not npz"])
 def test_a_damaged_score_entry_is_recomputed_with_one_warning(tmp_path, capsys, damage):
     from combo import load_testbed as load
-    from combo.cli import example_path
+    from combo import example_path
 
     tb = load(example_path()).subset(range(3))
     first = score_testbed(tb, ["bleu"], cache_dir=tmp_path)
@@ -351,7 +351,7 @@ def test_a_malformed_analysis_cache_file_says_so(analysis_cache, capsys):
 
 def test_a_killed_run_keeps_the_metrics_it_finished(tmp_path, monkeypatch):
     from combo import load_testbed as load
-    from combo.cli import example_path
+    from combo import example_path
     from combo.metrics.lexical.ter import TER
 
     tb = load(example_path()).subset(range(3))
