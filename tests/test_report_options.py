@@ -82,3 +82,37 @@ def test_report_passes_the_kendall_and_king_options(tmp_path, built):
     ev = built[-1]
     assert (ev.kendall_variant, ev.king_ties, ev.budget.bytes) == ("wmt14", "strict", 500 * 2 ** 20)
 
+
+#: where the recording stand-in of combo.evaluate._entry_quality writes, and the real one (read in the workers,
+#: which are forked after the test sets them)
+_ENTRIES = {}
+
+
+def _recorded_entry(evaluator, subset, criterion, scheme, n_resamples, seed):
+    """combo.evaluate._entry_quality, writing the process that runs it: one entry's quality and its bootstrap."""
+    import os
+    import time
+
+    with open(_ENTRIES["file"], "a", encoding="utf-8") as f:
+        f.write(f"{os.getpid()} {criterion} {n_resamples}\n")
+    time.sleep(0.05)  # a worker busy with one entry leaves the next to the other
+    return _ENTRIES["real"](evaluator, subset, criterion, scheme, n_resamples, seed)
+
+
+def test_report_jobs_2_runs_the_bootstrap_and_king_in_two_worker_processes(tmp_path, monkeypatch):
+    import os
+
+    record = tmp_path / "entries.txt"
+    monkeypatch.setitem(_ENTRIES, "file", str(record))
+    monkeypatch.setitem(_ENTRIES, "real", combo.evaluate._entry_quality)
+    monkeypatch.setattr(combo.evaluate, "_entry_quality", _recorded_entry)
+    res = run("report", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter", "--combine", "ulc,queen",
+              "--bootstrap", "30", "--jobs", "2", "-q", "--out", tmp_path / "page.html")
+    assert res.exit_code == 0, res.output
+    entries = [line.split() for line in record.read_text(encoding="utf-8").splitlines()]
+    assert {n for _, _, n in entries} == {"30"}  # each entry with its bootstrap
+    assert "king" in {c for _, c, _ in entries}
+    processes = {int(pid) for pid, _, _ in entries}
+    kings = {int(pid) for pid, c, _ in entries if c == "king"}
+    assert len(processes) == 2 and os.getpid() not in processes, entries
+    assert kings <= processes
