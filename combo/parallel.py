@@ -208,7 +208,37 @@ def _start_method(sent: Optional[Sequence[bool]]) -> str:
 
 
 def _run_forked(index: int):
-    return _FUNC(*_TASKS[index])
+    return _released(_FUNC, *_TASKS[index])
+
+
+def _released(func: Callable[..., Any], *args):
+    """``func(*args)`` in a pool worker, then the memory the task freed handed back to the system: its cyclic
+    garbage collected (trees with parent links are freed by the collector alone) and the C heap's free pages
+    returned (glibc's ``malloc_trim``). Otherwise a worker's resident memory only ratchets up from task to task:
+    on 9,600 WMT12 candidates with ``@heterogeneous`` a metric worker held 770 MB before its largest task
+    (the partial tree kernel, +243 MB), 270 MB of it left over from the tasks before."""
+    try:
+        return func(*args)
+    finally:
+        _release_memory()
+
+
+def _release_memory() -> None:
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None elsewhere (musl, macOS)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, progress: bool = False,
@@ -292,7 +322,8 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
         with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                                  mp_context=multiprocessing.get_context(method)) as pool:
             def submit(i):
-                return pool.submit(func, *tasks[i]) if sent is not None and sent[i] else pool.submit(_run_forked, i)
+                return (pool.submit(_released, func, *tasks[i]) if sent is not None and sent[i]
+                        else pool.submit(_run_forked, i))
 
             if groups is None:
                 futures = {submit(i): i for i in order}
