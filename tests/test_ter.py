@@ -72,6 +72,18 @@ def test_empty_hypothesis_and_empty_reference():
         assert ter.segment_scores([hyp], [[ref]])[0] == pytest.approx(theirs.sentence_score(hyp, [ref]).score / 100)
 
 
+def test_hypothesis_equal_to_a_reference_costs_nothing_beside_others_that_do():
+    # the pair a hypothesis makes with its own text skips the shift search; the other pairs are searched
+    ter = combo.get_metric("ter")
+    hyps = ["the cat sat on the mat", "The Cat sat on the mat .", "on the mat the cat sat", "a b c"]
+    refs = [["the cat sat on the mat"], ["a dog", "the cat sat on the mat ."], ["the cat sat on the mat"], ["c b a"]]
+    stats = ter.segment_statistics(hyps, refs)
+    theirs = SacreTER()
+    for k, (hyp, ref) in enumerate(zip(hyps, refs)):
+        assert stats[k, 0] == theirs._extract_corpus_statistics([hyp], [[r] for r in ref])[0][0]
+    np.testing.assert_array_equal(stats[:2, 0], [0, 0])
+
+
 def test_multiple_references_take_fewest_edits_over_average_length():
     # hyp "a b c": 0 edits to "a b c" (3 words), 2 to "a" (1 word): min 0 edits, average length 2.
     ter = combo.get_metric("ter")
