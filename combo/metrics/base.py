@@ -1,7 +1,7 @@
 """The metric template: analyse distinct texts, extract sufficient statistics, score them.
 
-Like sacreBLEU's ``metrics/base.py`` a metric is a template method, but over
-whole corpora at once:
+Like sacreBLEU's ``metrics/base.py`` a metric is a template method, but over every row of a
+call at once:
 
 1. :meth:`Metric.analyse` turns the list of *distinct* texts into whatever
    the metric needs (token lists, sparse n-gram counts, ...). Every text is
@@ -21,8 +21,11 @@ texts (QUEEN's x(r', r'')) without re-analysing anything.
 from __future__ import annotations
 
 import copy
+import json
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, ClassVar, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -110,7 +113,7 @@ class Rows:
 class Candidates:
     """The candidates of a test bed being scored: row ``k`` is ``systems[row_system[k]]`` on segment
     index ``row_segment[k]``; ``rows`` holds their texts. Metrics that read scores per candidate
-    (``row_keyed``) need this identity; metrics computed from text use ``rows`` alone."""
+    (locality ``"candidate"``) need this identity; metrics computed from text use ``rows`` alone."""
 
     testbed: Any
     systems: Sequence[str]
@@ -179,6 +182,65 @@ def refs_from_streams(streams: Sequence[Sequence[str]]) -> List[List[str]]:
     return [[s[i] for s in streams] for i in range(n)]
 
 
+#: What a row's statistics depend on: a metric's ``locality``, one of these. It decides how the scoring module may
+#: split the rows of a call (chunks of rows under ``--memory``, chunks of reference pairs).
+LOCALITIES: Dict[str, str] = {
+    "row": "a row's statistics depend on its own texts alone: rows and text pairs are scored in chunks (bounded "
+           "memory) with the same result as one call",
+    "references": "a row's statistics weigh its n-grams by counts over every reference of the call (NIST's "
+                  "information weights, CIDEr's document frequencies): chunks of rows are scored, with the same "
+                  "result as one call, by the copy :meth:`Metric.bound_to` makes, which carries those weights",
+    "candidate": "scores are read per candidate (system, segment) of a test bed, not computed from text",
+    "whole": "the statistics need every row of the call at once: scored in one piece",
+}
+
+#: Where the measured cost hints are: ``benchmarks/bench_costs.py`` writes it (the date, the command, the
+#: machine and, per metric name, ``relative_cost`` and ``analysis_bytes_per_char``).
+COSTS_FILE = Path(__file__).with_name("costs.json")
+#: The cost hints of a metric absent from :data:`COSTS_FILE` (not measured: the discourse tree kernels need
+#: supplied trees, ``mtme:`` and ``scores:`` read scores per candidate, a tuned metric or a plug-in is not in
+#: the registry the benchmark ran): the values every metric had before they were measured, BLEU's CPU per row
+#: and 64 bytes per character (which sizes chunks of rows, so only a ``"row"`` or ``"references"`` metric
+#: reads it).
+DEFAULT_COSTS: Dict[str, float] = {"relative_cost": 1.0, "analysis_bytes_per_char": 64.0}
+
+
+@lru_cache(maxsize=1)
+def cost_table() -> Dict[str, Dict[str, float]]:
+    """``{metric name: {"relative_cost": ..., "analysis_bytes_per_char": ...}}`` from :data:`COSTS_FILE`
+    (empty when the file is absent: every metric then has :data:`DEFAULT_COSTS`)."""
+    try:
+        return json.loads(COSTS_FILE.read_text(encoding="utf-8"))["metrics"]
+    except FileNotFoundError:
+        return {}
+
+
+class _CostHint:
+    """A class attribute read from :func:`cost_table` by the metric's ``name``, else :data:`DEFAULT_COSTS`."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = name
+
+    def __get__(self, obj: Any, owner: type) -> float:
+        return float(cost_table().get(owner.name, {}).get(self.key, DEFAULT_COSTS[self.key]))
+
+
+class _FromLocality:
+    """A read-only boolean derived from ``locality`` (``locality == value``), on the class and its instances."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type) -> bool:
+        return (owner if obj is None else obj).locality == self.value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"{self.name} is derived from locality: set locality instead")
+
+
 class Metric:
     """Base class of every metric. Subclasses declare class attributes and implement three hooks."""
 
@@ -193,24 +255,30 @@ class Metric:
     value_range: ClassVar[Tuple[float, float]] = (0.0, 1.0)  # (lo, hi); hi may be inf (NIST, WER)
     options: ClassVar[Dict[str, Option]] = {}
     implementation_version: ClassVar[str] = "1"
-    #: scores are read per candidate (system, segment) of a test bed, not computed from text
-    row_keyed: ClassVar[bool] = False
-    #: a row's statistics depend on that row's texts alone (no corpus-wide weights such as CIDEr's or
-    #: NIST's), so rows and text pairs may be scored in chunks (bounded memory) with the same result
-    rows_independent: ClassVar[bool] = False
-    #: a row's statistics weigh its n-grams by counts over every reference of the call (NIST's information
-    #: weights, CIDEr's document frequencies): chunks of rows are scored, with the same result as one call, by
-    #: the copy :meth:`for_corpus` makes, which carries those counts
-    corpus_wide: ClassVar[bool] = False
-    #: what a :meth:`for_corpus` copy carries from the whole call (None: the statistics count over their rows)
-    corpus: Any = None
+    #: what a row's statistics depend on: one of :data:`LOCALITIES` (checked when the class is defined)
+    locality: ClassVar[str] = "whole"
+    #: what a :meth:`bound_to` copy carries from every reference of the call (NIST's information weights, CIDEr's
+    #: idf); None: the statistics count over the references of their own call
+    ngram_weights: Any = None
     #: peak bytes of analysis and statistics per character of the texts a chunk of rows scores (hypotheses and
-    #: references; tracemalloc's peak over 10,000 WMT12 rows): sizes the chunks of ``rows_independent`` metrics
-    #: so a chunk stays within its share of ``--memory``
-    analysis_bytes_per_char: ClassVar[float] = 64.0
-    #: CPU per row relative to BLEU's (WMT12 de-en, 48,048 rows: BLEU 2.8 s, TER 11.7 s, METEOR 16.6 s); parallel
-    #: runs start the costliest tasks first, so the last to finish is a cheap one
-    relative_cost: ClassVar[float] = 1.0
+    #: references, counted per row): sizes a chunk of rows so it stays within its share of ``--memory``.
+    #: Measured, read from :data:`COSTS_FILE`
+    analysis_bytes_per_char: ClassVar[float] = _CostHint()  # type: ignore[assignment]
+    #: CPU per row relative to BLEU's: parallel runs start the costliest tasks first, so the last to finish is a
+    #: cheap one. Measured, read from :data:`COSTS_FILE`
+    relative_cost: ClassVar[float] = _CostHint()  # type: ignore[assignment]
+
+    #: Derived from ``locality``, read-only: the scoring module and the command line still read these three;
+    #: to be removed when they read ``locality``. Subclasses declare ``locality`` only.
+    row_keyed = _FromLocality("candidate")
+    rows_independent = _FromLocality("row")
+    corpus_wide = _FromLocality("references")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.locality not in LOCALITIES:
+            raise TypeError(f"{cls.__qualname__}.locality is {cls.locality!r}; it must be one of "
+                            f"{', '.join(repr(k) for k in LOCALITIES)}")
 
     def __init__(self, **params: Any):
         self.params: Dict[str, Any] = parse_options(self.name, self.options, params)
@@ -271,9 +339,9 @@ class Metric:
         """Scores from statistics of shape (..., k); ``segment_level`` selects sentence-level rules."""
         raise NotImplementedError
 
-    # -- corpus-wide counts (``corpus_wide`` metrics) ---------------------------------------------------
+    # -- n-gram weights from every reference of a call (locality "references") --------------------------------
     def reference_groups(self, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The groups of reference texts a ``corpus_wide`` metric counts over, for rows with references
+        """The groups of reference texts a ``"references"`` metric counts over, for rows with references
         ``ref_ids[ref_ptr[k]:ref_ptr[k+1]]``: ``(group_ptr, group_ids, group_weight)``, group ``g`` being the
         texts ``group_ids[group_ptr[g]:group_ptr[g+1]]``."""
         raise NotImplementedError
@@ -283,41 +351,61 @@ class Metric:
         """The counts of some groups (texts indexing ``analysis``); counts of disjoint groups add up."""
         raise NotImplementedError
 
-    def corpus_of(self, counts: Any) -> Any:
-        """What the statistics read from the counts of every group of a call (NIST's information weights,
-        CIDEr's idf)."""
+    def ngram_weights_from(self, counts: Any) -> Any:
+        """The n-gram weights the statistics read, from the counts of every group of a call (NIST's information
+        weights, CIDEr's idf)."""
         raise NotImplementedError
 
     def with_counts(self, counts: Any) -> "Metric":
         """A copy of this metric whose statistics use ``counts`` (of every group of a call)."""
-        return self.with_corpus(self.corpus_of(counts))
+        return self.with_ngram_weights(self.ngram_weights_from(counts))
 
-    def for_corpus(self, rows: Rows) -> "Metric":
-        """This metric bound to what its statistics need from all of ``rows`` (a ``corpus_wide`` metric: a
-        copy carrying the counts over their references, so any chunk of the rows scores as in one call);
+    def bound_to(self, rows: Rows) -> "Metric":
+        """This metric bound to what its statistics need from all of ``rows`` (a ``"references"`` metric: a
+        copy carrying the n-gram weights of their references, so any chunk of the rows scores as in one call);
         the metric itself otherwise. The scoring module counts the groups a slice at a time instead."""
-        if not self.corpus_wide:
+        if self.locality != "references":
             return self
         group_ptr, group_ids, weight = self.reference_groups(rows.ref_ptr, rows.ref_ids)
         texts, group_ptr, group_ids, weight = group_slice(rows.texts, group_ptr, group_ids, weight, 0, len(weight))
         return self.with_counts(self.count_references(self.analyse(texts), group_ptr, group_ids, weight))
 
-    def own_corpus(self, analysis: Any, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Any:
-        """What the statistics of one call read when the metric is not bound: the counts of its own
-        references (texts of ``analysis``)."""
-        return self.corpus_of(self.count_references(analysis, *self.reference_groups(ref_ptr, ref_ids)))
+    def own_ngram_weights(self, analysis: Any, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Any:
+        """The n-gram weights the statistics of one call read when the metric is not bound: from the counts of
+        its own references (texts of ``analysis``)."""
+        return self.ngram_weights_from(self.count_references(analysis, *self.reference_groups(ref_ptr, ref_ids)))
 
-    def with_corpus(self, corpus: Any) -> "Metric":
-        """A copy of this metric whose statistics read ``corpus`` instead of counting over their rows."""
+    def with_ngram_weights(self, weights: Any) -> "Metric":
+        """A copy of this metric whose statistics read ``weights`` instead of counting over their rows."""
         bound = copy.copy(self)
-        bound.corpus = corpus
+        bound.ngram_weights = weights
         return bound
+
+    # Old names the scoring module still calls (combo/scoring/tasks.py): to be removed when it calls
+    # ``ngram_weights``, ``own_ngram_weights`` and ``with_ngram_weights``; ``for_corpus`` is called by
+    # tests/test_scale.py (being edited with the scoring module's move), to be removed when it calls ``bound_to``.
+    @property
+    def corpus(self) -> Any:
+        """Old name of :attr:`ngram_weights` (read-only), for the scoring module; to be removed."""
+        return self.ngram_weights
+
+    def own_corpus(self, analysis: Any, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Any:
+        """Old name of :meth:`own_ngram_weights`, for the scoring module; to be removed."""
+        return self.own_ngram_weights(analysis, ref_ptr, ref_ids)
+
+    def with_corpus(self, weights: Any) -> "Metric":
+        """Old name of :meth:`with_ngram_weights`, for the scoring module; to be removed."""
+        return self.with_ngram_weights(weights)
+
+    def for_corpus(self, rows: Rows) -> "Metric":
+        """Old name of :meth:`bound_to`, for tests/test_scale.py; to be removed."""
+        return self.bound_to(rows)
 
     def candidate_scores(self, cands: Candidates) -> Tuple[np.ndarray, np.ndarray, str]:
         """Segment scores of the candidates, system scores (``len(cands.systems)``) and the signature.
 
         Text metrics score ``cands.rows`` (the scoring module runs them in batches
-        and in parallel itself); row-keyed metrics override this.
+        and in parallel itself); metrics read per candidate (locality ``"candidate"``) override this.
         """
         self.check_resources()
         with analysis_scope():

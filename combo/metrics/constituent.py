@@ -55,8 +55,7 @@ def sentence_trees(texts: Sequence[str], source: str) -> List[Tree]:
 class ConstituentMetric(Metric):
     """Shared ``trees`` option and resource check of the CP-* metrics."""
 
-    rows_independent = True  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 57.0  # cp-stm (tracemalloc over 10,000 WMT12 de-en rows)
+    locality = "row"  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "syntactic"
     layers = ("shallow",)
@@ -349,7 +348,6 @@ def _decay(value) -> bool:
 class _TreeKernelMetric(PairwiseMetric, ConstituentMetric):
     """Normalised tree kernel between hypothesis and reference constituent trees, best reference."""
 
-    analysis_bytes_per_char = 130.0  # the trees and their kernel tables: SST and ST 130, PTK 104 (tracemalloc)
 
     fixed_kernel: Optional[str] = None
     citation = ("Collins & Duffy 2001 (SST); Vishwanathan & Smola 2002 (ST); Moschitti 2006 (PTK); "

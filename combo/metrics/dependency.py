@@ -315,8 +315,7 @@ LOWERCASE_OPTION = Option(True, "lowercase the words before matching", short="lc
 class DependencyMetric(PairwiseMetric):
     """Common parts: the ``parser`` option and the spaCy resource check."""
 
-    rows_independent = True  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 47.0  # dp-hwcm 47, dp-or 44 (tracemalloc over 10,000 WMT12 de-en rows)
+    locality = "row"  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "syntactic"
     layers = ("dependencies",)
@@ -441,7 +440,6 @@ class DependencyTreeKernel(DependencyTreeMetric):
     another 0. Best reference, mean over segments.
     """
 
-    analysis_bytes_per_char = 132.0  # the trees and their kernel tables (tracemalloc over 10,000 WMT12 rows)
 
     citation = ("Moschitti 2006b, Efficient convolution kernels for dependency and constituent syntactic trees "
                 "(PTK, eq. for Delta_P); Croce et al. 2011 (GRCT dependency trees); Collins & Duffy 2001 (SST)")

@@ -168,8 +168,7 @@ def vector_extrema(analysis: WordVectorAnalysis, block: int = 1 << 18) -> np.nda
 class WordVectorMetric(PairwiseMetric):
     """Shared machinery of the word-vector metrics: tokenise, look up, compose, compare (best reference)."""
 
-    rows_independent = True  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 70.0  # emb-extrema 69, emb-avg 19 (tracemalloc over 10,000 WMT12 de-en rows)
+    locality = "row"  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "embedding"
     higher_is_better = True
@@ -273,7 +272,6 @@ class SentenceEmbeddingCosine(PairwiseMetric):
     # With local workers the texts are encoded before any metric starts, spread over them
     # (combo.scoring.PARALLEL_LAYERS), and this task only reads the embeddings. On a Dask cluster the task
     # encodes every text itself (minutes per WMT12 pair against seconds for BLEU), so it is started first.
-    relative_cost = 200.0
 
     def check_resources(self) -> None:
         check_sentence_encoder(self.params["model"])

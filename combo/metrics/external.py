@@ -59,7 +59,7 @@ class ExternalScores(Metric):
 
     family = "external"
     layers = ()
-    row_keyed = True
+    locality = "candidate"
     value_range = (-math.inf, math.inf)
 
     def analyse(self, texts: Sequence[str]):

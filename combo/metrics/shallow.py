@@ -137,8 +137,7 @@ def typed_overlaps(analysis: TypedWordCounts, hyp: np.ndarray, ref: np.ndarray,
 class TypedOverlap(PairwiseMetric):
     """Base of SP-Op and SP-Oc: Asiya's overlap per word type, best reference per segment."""
 
-    rows_independent = True  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 35.0  # tracemalloc's peak of analysis and statistics over 10,000 WMT12 de-en rows
+    locality = "row"  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "shallow-syntactic"
     layers = ("shallow",)
@@ -228,8 +227,8 @@ class ShallowNIST(Metric):
     of BIO chunk tags (``B-NP I-NP B-VP O``), one per word, each scored by
     combo's NIST metric (:class:`~combo.metrics.lexical.nist.NIST`, mteval's
     rules) as if the tags were words. Raw NIST, not bounded above, as lexical
-    NIST; the segment score is the NIST of the segment with corpus-wide
-    information weights.
+    NIST; the segment score is the NIST of the segment with the information
+    weights of every reference of the call.
     """
 
     family = "shallow-syntactic"
@@ -251,7 +250,7 @@ class ShallowNIST(Metric):
         self._nist = NIST(max_order=self.params["max_order"], tokenize="none",
                           multi_ref=self.params["multi_ref"])
 
-    corpus_wide = True
+    locality = "references"
 
     def check_resources(self) -> None:
         get_layer("shallow").check()
@@ -262,12 +261,12 @@ class ShallowNIST(Metric):
     def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight):
         return self._nist.count_references(analysis, group_ptr, group_ids, group_weight)
 
-    def corpus_of(self, counts):
-        return self._nist.corpus_of(counts)
+    def ngram_weights_from(self, counts):
+        return self._nist.ngram_weights_from(counts)
 
-    def with_corpus(self, corpus) -> "ShallowNIST":  # the statistics are lexical NIST's, over the tags
-        bound = super().with_corpus(corpus)  # its own ``corpus`` set too: bound, as any corpus-wide metric
-        bound._nist = self._nist.with_corpus(corpus)
+    def with_ngram_weights(self, weights) -> "ShallowNIST":  # the statistics are lexical NIST's, over the tags
+        bound = super().with_ngram_weights(weights)  # its own ``ngram_weights`` set too: bound, as any such metric
+        bound._nist = self._nist.with_ngram_weights(weights)
         return bound
 
     def analyse(self, texts: Sequence[str]) -> NgramCounts:

@@ -19,7 +19,7 @@ Evaluation", §4; Joty et al. 2014, WMT14), which saturates; model files
 written before the field existed have it. At scoring time every feature is
 normalised with the ranges stored in the file (the union of the training
 ranges), never with ranges taken from the data being scored, so a segment
-gets the same score alone or within any corpus; values outside the stored
+gets the same score alone or within any call; values outside the stored
 range are extrapolated linearly (not clipped: clipping would turn distinct
 scores into ties). The normalisation is :func:`combo.normalise.minmax_normalise`,
 the one ULC uses, so a ``ulc`` model scores new data as ULC with the
@@ -219,7 +219,8 @@ class TunedMetric(Metric):
         self.model = model
         self.components = list(components)
         self.path = path
-        self.row_keyed = any(c.row_keyed for c in self.components)  # uses scores read per candidate
+        # read per candidate when a component is; otherwise scored in one piece, as tuned metrics always were
+        self.locality = "candidate" if any(c.locality == "candidate" for c in self.components) else "whole"
         self.layers = tuple(sorted({layer for c in self.components for layer in c.layers}))
         self.resources = tuple(sorted({r for c in self.components for r in c.resources}))
         self._digest = model.digest
@@ -308,14 +309,14 @@ class TunedMetric(Metric):
         A candidate missing a component's score gets NaN; a system's score is
         the mean raw score of its candidates that have every score.
         """
-        if not self.row_keyed:
+        if self.locality != "candidate":
             return super().candidate_scores(cands)
         scores = np.zeros((len(self.components), len(cands.row_system)))
         inputs = []
         for k, c in enumerate(self.components):
             seg, _, signature = c.candidate_scores(cands)
             scores[k] = seg
-            if c.row_keyed:
+            if c.locality == "candidate":
                 inputs.append(signature)
         raw = self.model.raw_scores(scores)
         sysv = np.full(len(cands.systems), np.nan)

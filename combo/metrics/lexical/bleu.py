@@ -170,8 +170,7 @@ class BLEU(Metric):
     ``sentence_bleu``). Scores are on a 0-1 scale (sacreBLEU's / 100).
     """
 
-    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 5.0  # token ids, a block of n-gram keys at a time (tracemalloc, 10,000 WMT12 rows)
+    locality = "row"  # chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "lexical"
     higher_is_better = True

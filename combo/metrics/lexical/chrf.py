@@ -150,7 +150,7 @@ class CharacterNgramCounts(NgramCounts):
                     if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
                         raise InputError(f"chrF: too many distinct character {n}-grams to index "
                                          f"({width} x {alphabet} x {n_texts} texts)",
-                                         fix="score the corpus in smaller parts")
+                                         fix="score the texts in smaller parts")
                 keep = room >= n
                 text, position, room = text[keep], position[keep], room[keep]
                 code = code[keep] * alphabet + ids[position + (n - 1)]
@@ -237,8 +237,7 @@ class CHRF(Metric):
     statistics of its best-scoring reference (first on ties), as sacreBLEU.
     """
 
-    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
-    analysis_bytes_per_char = 7.0  # character ids, a block of n-gram keys at a time (tracemalloc, 10,000 WMT12 rows)
+    locality = "row"  # chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "lexical"
     higher_is_better = True

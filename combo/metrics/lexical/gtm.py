@@ -154,7 +154,7 @@ class GTM(Metric):
     approximation of the maximum matching. Empty hypothesis or reference: 0.
     """
 
-    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+    locality = "row"  # chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "lexical"
     higher_is_better = True

@@ -148,8 +148,8 @@ class NIST(Metric):
     Information weights come from all references of the call (a reference
     used by several rows, e.g. by several systems, counts once per row: with
     every system on every segment this scales all counts alike and leaves the
-    weights unchanged). Segment scores use these corpus-wide weights; a test
-    bed scored in chunks of rows gets them from :meth:`for_corpus`, with the
+    weights unchanged). Segment scores use these weights of the whole call; a
+    test bed scored in chunks of rows gets them from :meth:`bound_to`, with the
     same scores to the last digit.
     ``multi_ref="nltk"`` reproduces ``nltk.translate.nist_score`` with several
     references (per order the single best reference, and its length).
@@ -169,8 +169,7 @@ class NIST(Metric):
                             choices=("mteval", "nltk"), short="mr"),
     }
 
-    corpus_wide = True
-    analysis_bytes_per_char = 34.0  # n-gram counts (tracemalloc over 10,000 WMT12 de-en rows)
+    locality = "references"
 
     def reference_groups(self, ref_ptr, ref_ids) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each distinct reference alone, weighing the number of rows that use it."""
@@ -180,7 +179,7 @@ class NIST(Metric):
     def count_references(self, analysis: NgramCounts, group_ptr, group_ids, group_weight) -> ReferenceCounts:
         return count_reference_groups(analysis, group_ptr, group_ids, group_weight)
 
-    def corpus_of(self, counts: ReferenceCounts) -> ReferenceWeights:
+    def ngram_weights_from(self, counts: ReferenceCounts) -> ReferenceWeights:
         return information_weights(counts, nltk_rounding=self.params["multi_ref"] == "nltk")
 
     def tokens(self, texts: Sequence[str]):
@@ -197,10 +196,10 @@ class NIST(Metric):
         sizes = np.diff(ref_ptr)
         pair_row = np.repeat(np.arange(n_rows), sizes)
         lengths = analysis.lengths.astype(np.float64)
-        corpus = self.corpus
-        if corpus is None:  # one call: the weights of its own references
-            corpus = self.own_corpus(analysis, ref_ptr, ref_ids)
-        weights = corpus.of(analysis)
+        ngram_weights = self.ngram_weights
+        if ngram_weights is None:  # one call: the weights of its own references
+            ngram_weights = self.own_ngram_weights(analysis, ref_ptr, ref_ids)
+        weights = ngram_weights.of(analysis)
         stats = np.zeros((n_rows, 2 + 2 * n_order))
         stats[:, 0] = lengths[hyp_ids]
         for k in range(n_order):

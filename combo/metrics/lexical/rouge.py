@@ -269,7 +269,7 @@ _COMMON_OPTIONS = {
 class RougeBase(Metric):
     """Shared machinery of the ROUGE variants: tokens, best reference by F, ``[score, 1]`` statistics."""
 
-    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+    locality = "row"  # chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "lexical"
     higher_is_better = True
@@ -429,7 +429,6 @@ class RougeS(RougeBase):
 
     citation = "Lin 2004, §5 eq. 8-10"
     with_unigrams = False
-    analysis_bytes_per_char = 101.0  # every skip-bigram of a text: ROUGE-S 101, ROUGE-SU 101 (tracemalloc, WMT12)
     options = {
         "max_skip": Option(-1, "most words allowed between the two words of a skip-bigram (-1: unlimited, ROUGE-S*)",
                            check=lambda v: isinstance(v, int) and v >= -1, short="skip"),

@@ -168,7 +168,7 @@ def _myers_block(ids, ptr, left, right, n_blocks: int, n_symbols: int) -> np.nda
 class _ErrorRate(Metric):
     """Shared machinery of WER and PER: words, per-pair errors, best-reference choice."""
 
-    rows_independent = True  # chunked scoring gives the same statistics (tests/test_scale.py)
+    locality = "row"  # chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "lexical"
     higher_is_better = False
