@@ -39,7 +39,7 @@ def test_hand_worked_example():
     assert nltk_nist.sentence_nist([["a", "b", "a", "c"]], ["a", "b"], n=2) == pytest.approx(expected, abs=1e-12)
 
 
-def test_two_segment_weights_are_corpus_wide():
+def test_two_segment_weights_count_every_reference_of_the_call():
     # Two segments, max_order 1. References "x y" and "x z": x:2, y:1, z:1 (4 words).
     # Info(x) = log2(4/2) = 1, Info(y) = Info(z) = 2.
     # Segment 1 "x y" vs "x y": (1 + 2) / 2 = 1.5; segment 2 "z" vs "x z": 2 / 1 = 2, ratio 1/2.
