@@ -141,7 +141,7 @@ def read_per_candidate(specs: Sequence[str]) -> List[str]:
     they have no reference-against-reference scores, so QUEEN, KING and ORANGE cannot use them."""
     from .scoring import resolve_metric
 
-    return [s for s in specs if getattr(resolve_metric(s), "row_keyed", False)]
+    return [s for s in specs if resolve_metric(s).locality == "candidate"]
 
 
 def min_refs_advice(tb, need: int, n_metrics: int, triples: str, max_refs: Optional[int], sampling: bool = True

@@ -206,15 +206,15 @@ def test_parser_and_embedding_metrics_score_chunks_of_rows_as_one_call(spec, wmt
         assert not any(memo.analyses.values()) and not any(memo.derived.values())  # dropped with each chunk
         whole = _score_metric(metric, rows.texts, rows, row_system, 4)["rows"]
     seg, sysv = assembly.result()
-    assert metric.rows_independent
+    assert metric.locality == "row"
     assert np.array_equal(seg, whole[0]) and np.array_equal(sysv, whole[1])
 
 
 @pytest.mark.parametrize("spec", ["nist", "nist:multi_ref=nltk", "cider", "cider:document_frequency=rows",
                                   "sp-nist", "sp-nist:over=chunk"])
-def test_corpus_wide_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en):
+def test_reference_weighted_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en):
     """NIST's information weights and CIDEr's document frequencies count over every reference of the call: a
-    chunk scored by the metric bound to the whole call's counts (``for_corpus``) gives one call's statistics
+    chunk scored by the metric bound to the whole call's counts (``bound_to``) gives one call's statistics
     to the last bit, with three references a segment, in whatever order the chunks finish; scored alone, a
     chunk would weigh its n-grams by its own references."""
     from combo.metrics.base import Rows
@@ -229,14 +229,14 @@ def test_corpus_wide_metrics_score_chunks_of_rows_as_one_call(spec, wmt12_de_en)
     hyps, refs, _, row_system, _ = _rows_of(tb, sorted(tb.candidates))
     rows = Rows.build(hyps, refs, None)
     whole = _score_metric(metric, rows.texts, rows, row_system, 4)["rows"]
-    bound = metric.for_corpus(rows)
+    bound = metric.bound_to(rows)
     cuts = [0, n // 3, n + 7, 3 * n, 4 * n]  # unequal chunks; the first holds part of one system's segments
     assembly = _RowAssembly(bound, row_system, 4)
     for k in (3, 1, 0, 2):
         chunk = RowChunk.cut(rows, cuts[k], cuts[k + 1])
         assembly.add(chunk, *_score_row_chunk(bound, chunk))
     seg, sysv = assembly.result()
-    assert metric.corpus_wide and not metric.rows_independent
+    assert metric.locality == "references"
     assert np.array_equal(seg, whole[0]) and np.array_equal(sysv, whole[1])
     alone = RowChunk.cut(rows, 0, n // 3)
     assert not np.array_equal(_score_row_chunk(metric, alone)[0], whole[0][:n // 3])
@@ -252,7 +252,7 @@ def test_corpus_counts_made_in_slices_by_workers_give_one_calls_scores(monkeypat
     tb = _testbed(ref, systems, n=2600, extra_refs=1)  # 2,600 reference sets of two, 10,400 rows
     metrics = ["nist", "cider:document_frequency=rows"]
     whole = score_testbed(tb, metrics)
-    monkeypatch.setattr(run, "PARALLEL_COUNT_MIN_TEXTS", 1)  # read by run._bound_to_corpus
+    monkeypatch.setattr(run, "PARALLEL_COUNT_MIN_TEXTS", 1)  # read by run._bound_to_references
     counted = []
     real = parallel.run_tasks
 
@@ -295,7 +295,7 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
     import combo.parallel as parallel
 
     # score_testbed (combo.scoring.run) looks _row_step up in its own module
-    monkeypatch.setattr(run, "_row_step", lambda metric, *args: 7 if metric.rows_independent else None)
+    monkeypatch.setattr(run, "_row_step", lambda metric, *args: 7 if metric.locality == "row" else None)
     sent_by_metric, chunked_metrics, annotated = {}, set(), []
     real_run = parallel.run_tasks
 
@@ -375,7 +375,7 @@ def test_chunked_reference_pairs_equal_one_call(wmt12_de_en):
 
 @pytest.mark.parametrize("spec", ["nist", "nist:multi_ref=nltk", "cider", "cider:document_frequency=rows",
                                   "sp-nist"])
-def test_corpus_wide_reference_pairs_score_in_chunks_as_one_call(spec, wmt12_de_en):
+def test_reference_weighted_pairs_score_in_chunks_as_one_call(spec, wmt12_de_en):
     """QUEEN's and KING's reference pairs of NIST, SP-NIST and CIDEr-D are cut into chunks like the other
     metrics' (DSTC7's millions of pairs): each chunk reads the counts over every pair's reference, so the
     chunks give one call's scores to the last bit; a chunk scored alone would weigh by its own references."""
@@ -389,7 +389,7 @@ def test_corpus_wide_reference_pairs_score_in_chunks_as_one_call(spec, wmt12_de_
     left = np.array([a for g in group for a in g for b in g if a != b], dtype=np.int64)
     right = np.array([b for g in group for a in g for b in g if a != b], dtype=np.int64)
     metric = metrics_for(_testbed(ref, systems, n=n), [spec], pairs=True)[0]
-    assert metric.corpus_wide and not metric.rows_independent
+    assert metric.locality == "references"
     none = np.zeros(0, dtype=np.int64)
     whole = _score_metric(metric, texts, None, none, 0, pairs=(left, right))["pairs"][0]
     chunked = _score_metric(metric, texts, None, none, 0, pairs=(left, right), chunk=100)["pairs"][0]

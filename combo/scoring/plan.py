@@ -14,9 +14,9 @@ from .provenance import _supplied_kind
 
 def _chunkable(metric: Metric) -> bool:
     """Whether chunks of rows score as one call: a row's statistics read its own texts alone
-    (``rows_independent``), or those and the counts :meth:`~Metric.for_corpus` takes from every row
-    (``corpus_wide``)."""
-    return metric.rows_independent or metric.corpus_wide
+    (locality ``"row"``), or those and the n-gram weights :meth:`~Metric.bound_to` takes from every
+    row's references (locality ``"references"``)."""
+    return metric.locality in ("row", "references")
 
 
 def _chars_per_row(rows: Rows) -> float:
@@ -31,12 +31,12 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
               n_tasks: int) -> Optional[int]:
     """Rows per :class:`RowChunk` task of ``metric``, or None to score it in one task.
 
-    A ``rows_independent`` or ``corpus_wide`` metric is cut into chunks when one analysis of all
+    A metric of locality ``"row"`` or ``"references"`` is cut into chunks when one analysis of all
     its texts would not fit its share of the budget (a quarter, divided among
     the ``workers`` that hold a chunk each), sized by the characters of the
     rows' texts and the metric's ``analysis_bytes_per_char``; and, with
-    several workers and fewer than two tasks per worker, a ``rows_independent``
-    one into enough chunks to keep every worker busy (not a ``corpus_wide`` one:
+    several workers and fewer than two tasks per worker, a ``"row"``
+    one into enough chunks to keep every worker busy (not a ``"references"`` one:
     its chunks would first need a pass over the references and analyse them
     again each, which on WMT12 de-en cost more than the split saved).
     """
@@ -44,7 +44,7 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
         return None
     row_bytes = max(chars_per_row, 1.0) * metric.analysis_bytes_per_char
     step = max(1024, int(budget.bytes // 4 // max(workers, 1) // row_bytes))
-    if workers > 1 and n_tasks < 2 * workers and metric.rows_independent:
+    if workers > 1 and n_tasks < 2 * workers and metric.locality == "row":
         step = min(step, max(1024, -(-n_rows * n_tasks // (2 * workers))))
     return step if step < n_rows else None
 

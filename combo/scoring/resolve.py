@@ -77,7 +77,7 @@ def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = F
     """
     instances = [resolve_metric(m) if isinstance(m, str) else m for m in metrics]
     for given, m in zip(metrics, instances):
-        if pairs and m.row_keyed:
+        if pairs and m.locality == "candidate":
             from ..metrics.external import PAIR_REFUSAL
 
             raise OptionError(f"{_display_name(m, given)}: {PAIR_REFUSAL}. Fix: leave it out of the metrics "

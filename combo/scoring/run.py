@@ -41,7 +41,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     chunk = budget.pair_chunk()
     metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics)
-    if not all(m.row_keyed for m in instances):
+    if not all(m.locality == "candidate" for m in instances):
         check_references(testbed)
     systems = list(testbed.systems if systems is None else systems)
     hyps, refs, weights, row_system, row_segment = _rows_of(testbed, systems)
@@ -54,7 +54,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
                    "segment", [(len(row_system),), (n_sys,)], testbed.trees)  # no cache: no texts to hash
     del hyps, refs, weights
     with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
-        results, signatures = _row_keyed(instances, Candidates(testbed, systems, row_system, row_segment, rows))
+        results, signatures = _read_per_candidate(instances, Candidates(testbed, systems, row_system, row_segment, rows))
     for k, m in enumerate(instances):
         if k not in results:
             results[k] = cache.get(m)
@@ -109,14 +109,14 @@ def _rows_of(testbed: Testbed, systems: Sequence[str]):
     return hyps, row_refs, row_weights, np.asarray(row_system, dtype=np.int64), np.asarray(row_segment, dtype=np.int64)
 
 
-def _row_keyed(instances: Sequence[Metric], cands: Candidates):
+def _read_per_candidate(instances: Sequence[Metric], cands: Candidates):
     """Scores of the metrics read per candidate (``mtme:``, ``scores:``, tuned models using them): cheap, never cached.
 
     Returns ``({index: (segment scores, system scores)}, {index: signature with the files read})``.
     """
     results, signatures = {}, {}
     for k, m in enumerate(instances):
-        if m.row_keyed:
+        if m.locality == "candidate":
             seg, sysv, signatures[k] = m.candidate_scores(cands)
             results[k] = (seg, sysv)
     return results, signatures
@@ -129,7 +129,8 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
     travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
     workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`);
-    then the chunks of a ``corpus_wide`` metric get its counts over all of ``rows`` (:func:`_bound_to_corpus`)."""
+    then the chunks of a metric of locality ``"references"`` get its n-gram weights from all of ``rows``
+    (:func:`_bound_to_references`)."""
     from ..parallel import run_tasks
 
     chunks = [isinstance(t, ChunkTask) for t in tasks]
@@ -139,8 +140,8 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
     trees = [_trees_for(testbed, t.metric) if chunk else testbed.trees for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
-        if any(chunk and t.metric.corpus_wide for t, chunk in zip(tasks, chunks)):
-            tasks = _bound_to_corpus(testbed, tasks, rows, jobs, progress)
+        if any(chunk and t.metric.locality == "references" for t, chunk in zip(tasks, chunks)):
+            tasks = _bound_to_references(testbed, tasks, rows, jobs, progress)
         run_tasks(_call_with_trees, [_call(tr, t) for tr, t in zip(trees, tasks)], jobs, progress, desc,
                   on_result=on_result, weights=[t.weight for t in tasks], sent=sent, keep=False,
                   groups=[id(t.metric) for t in tasks])  # a metric's chunks share its per-process set-up
@@ -151,8 +152,8 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
 PARALLEL_COUNT_MIN_TEXTS = 20000
 
 
-def _bound_to_corpus(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: int, progress: bool) -> List[Task]:
-    """``tasks`` with each chunk of a ``corpus_wide`` metric scored by one copy of the metric bound to its
+def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: int, progress: bool) -> List[Task]:
+    """``tasks`` with each chunk of a metric of locality ``"references"`` scored by one copy of the metric bound to its
     counts over every reference of ``rows`` (:meth:`~Metric.with_counts`), so its chunks score as one call.
 
     The counts are made a slice of reference groups at a time (as many groups as the metric's chunks have
@@ -164,7 +165,7 @@ def _bound_to_corpus(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: int,
     steps: Dict[int, int] = {}
     metrics: Dict[int, Metric] = {}
     for task in tasks:
-        if isinstance(task, ChunkTask) and task.metric.corpus_wide:
+        if isinstance(task, ChunkTask) and task.metric.locality == "references":
             key = id(task.metric)
             metrics[key] = task.metric
             steps[key] = max(steps.get(key, 0), task.chunk.stop - task.chunk.start)

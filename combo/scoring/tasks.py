@@ -21,31 +21,31 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
     """One analysis of ``texts``; from it the rows' segment and system scores and/or the pairs' scores.
 
     ``rows`` index a prefix of ``texts``; ``pairs`` is ``(left, right)`` text ids.
-    A metric whose rows are independent (``rows_independent``) computes the
+    A metric whose rows are independent (locality ``"row"``) computes the
     statistics of at most ``chunk`` rows or pairs at a time, so their memory is
     bounded by the chunk rather than by the test bed (DSTC7's 6.3 million
     reference pairs); system scores sum the chunks' statistics. So does a
-    ``corpus_wide`` metric's pairs, each chunk read through the counts over
+    ``"references"`` metric's pairs, each chunk read through the counts over
     every pair's reference (NIST's information, CIDEr's idf), as one call reads
     them. (Test beds too large for one analysis are scored in :class:`RowChunk`
     tasks instead.)
     """
     metric.check_resources()
-    step = chunk if (chunk and metric.rows_independent) else None
+    step = chunk if (chunk and metric.locality == "row") else None
     out = {}
     analysis = metric.analyse(list(texts))
     if rows is not None:
         out["rows"] = metric.row_scores(analysis, rows, row_system, n_systems, step)
     if pairs is not None:
         left, right = (np.asarray(side, dtype=np.int64) for side in pairs)
-        pair_step = chunk if (chunk and (metric.rows_independent or metric.corpus_wide)) else None
+        pair_step = chunk if (chunk and metric.locality in ("row", "references")) else None
         if pair_step is None or len(left) <= pair_step:
             values = metric.pairwise_scores(texts, left, right, analysis=analysis)
         else:
             scorer = metric
-            if metric.corpus_wide and metric.corpus is None:
+            if metric.locality == "references" and metric.ngram_weights is None:
                 one_each = np.arange(len(right) + 1, dtype=np.int64)
-                scorer = metric.with_corpus(metric.own_corpus(analysis, one_each, right))
+                scorer = metric.with_ngram_weights(metric.own_ngram_weights(analysis, one_each, right))
             values = np.empty(len(left), dtype=np.float64)
             for start in range(0, len(left), pair_step):
                 stop = start + pair_step
@@ -84,7 +84,7 @@ class RowChunk:
 def _score_row_chunk(metric: Metric, chunk: RowChunk) -> Tuple[np.ndarray, np.ndarray]:
     """The segment scores and the statistics of one chunk of rows, from an analysis of the chunk's texts alone.
 
-    Exact for metrics whose rows are independent (``rows_independent``): the
+    Exact for metrics whose rows are independent (locality ``"row"``): the
     analysis of a text does not depend on the other texts analysed with it.
     """
     metric.check_resources()
@@ -179,7 +179,7 @@ class _RowAssembly:
 
 def _count_slice(metric: Metric, texts: List[str], group_ptr: np.ndarray, group_ids: np.ndarray,
                  weight: np.ndarray):
-    """The counts of a slice of a ``corpus_wide`` metric's reference groups, from an analysis of their texts
+    """The counts of a slice of a ``"references"`` metric's reference groups, from an analysis of their texts
     alone (dropped with the task)."""
     metric.check_resources()
     with task_memo():
@@ -188,7 +188,7 @@ def _count_slice(metric: Metric, texts: List[str], group_ptr: np.ndarray, group_
 
 @dataclass(frozen=True, eq=False)
 class CountTask:
-    """The counts of one slice of a ``corpus_wide`` metric's reference groups (:func:`_count_slice`)."""
+    """The counts of one slice of a ``"references"`` metric's reference groups (:func:`_count_slice`)."""
 
     metric: Metric
     texts: List[str]
