@@ -12,40 +12,27 @@ from combo.metrics.tuned import MetricEntry, TunedMetric, TunedModel
 
 #: The locality of every registered metric, worked out from what its statistics read.
 EXPECTED = {
-    "row": {"bleu", "chrf", "chrf++", "gtm", "meteor", "per", "wer", "rouge-1", "rouge-2", "rouge-l", "rouge-n",
+    "row": {"bleu", "chrf", "chrf++", "gtm", "meteor", "per", "ter", "wer", "rouge-1", "rouge-2", "rouge-l", "rouge-n",
             "rouge-s", "rouge-su", "rouge-w", "sp-op", "sp-oc", "cp-stm", "cp-tk", "cp-tk-ptk", "cp-tk-sst",
             "cp-tk-st", "dp-hwcm", "dp-or", "dp-tk", "ted", "emb-avg", "emb-extrema", "emb-greedy"},
     "references": {"nist", "cider", "sp-nist"},
     "candidate": {"mtme", "scores"},
     "whole": {"sent-emb", "dr-tk", "dr-tk-lex1", "dr-tk-lex1.1", "dr-tk-lex2", "dr-tk-lex2.1", "dr-tk-nolex"},
 }
-#: Still declares the old boolean (``rows_independent = True``) and ``relative_cost`` in its class body until
-#: ter.py switches to ``locality = "row"``: its class attribute shadows the derived one.
-NOT_YET_SWITCHED = {"ter"}
 
 
 def test_every_registered_metric_has_the_locality_its_statistics_need():
     found = {}
     for name in list_metrics():
-        if name in NOT_YET_SWITCHED:
-            continue
         found.setdefault(metric_class(name).locality, set()).add(name)
     assert found == EXPECTED
-    assert TER.rows_independent and not TER.corpus_wide and not TER.row_keyed  # what "row" will give it
 
 
-@pytest.mark.parametrize("name", sorted(set(list_metrics()) - NOT_YET_SWITCHED))
-def test_the_old_booleans_are_derived_from_locality_and_read_only(name):
-    cls = metric_class(name)
-    for old in ("row_keyed", "rows_independent", "corpus_wide"):
-        assert not any(old in k.__dict__ for k in cls.__mro__ if k is not Metric), (name, old)
-    assert (cls.row_keyed, cls.rows_independent, cls.corpus_wide) == (
-        cls.locality == "candidate", cls.locality == "row", cls.locality == "references")
-    if cls.locality != "candidate":
-        metric = get_metric(name)
-        assert metric.rows_independent == (metric.locality == "row")
-        with pytest.raises(AttributeError, match="locality"):
-            metric.rows_independent = True
+@pytest.mark.parametrize("name", sorted(list_metrics()))
+def test_locality_is_the_one_attribute_that_says_how_rows_may_be_split(name):
+    for k in metric_class(name).__mro__:
+        for gone in ("row_keyed", "rows_independent", "corpus_wide", "corpus", "for_corpus"):
+            assert gone not in k.__dict__, (name, k, gone)
 
 
 def test_a_mistyped_locality_is_an_error_when_the_class_is_defined():
@@ -59,9 +46,9 @@ def test_a_tuned_metric_takes_its_locality_from_its_components(tmp_path):
     model = TunedModel(entries, lo=[0.0, 0.0], hi=[1.0, 2.0], weights=[2.0, 1.0], bias=-1.0, method="pairwise-lr",
                        name="hand")
     tuned = TunedMetric(model, [get_metric("chrf"), get_metric("ter")])
-    assert tuned.locality == "whole" and not tuned.row_keyed and not tuned.rows_independent
+    assert tuned.locality == "whole"
     read = TunedMetric(model, [get_metric("chrf"), get_metric("scores", file=str(tmp_path / "s.tsv"))])
-    assert read.locality == "candidate" and read.row_keyed
+    assert read.locality == "candidate"
 
 
 def test_cost_hints_are_read_from_the_benchmarks_table(monkeypatch):
@@ -72,18 +59,17 @@ def test_cost_hints_are_read_from_the_benchmarks_table(monkeypatch):
         cls = metric_class(name)
         assert hints["analysis_bytes_per_char"] > 0 and hints["relative_cost"] > 0
         assert cls.analysis_bytes_per_char == hints["analysis_bytes_per_char"]
-        if name not in NOT_YET_SWITCHED:
-            assert get_metric(name).relative_cost == hints["relative_cost"]
+        assert get_metric(name).relative_cost == hints["relative_cost"]
     assert doc["metrics"]["bleu"]["relative_cost"] == pytest.approx(1.0, abs=0.15)
     # a metric absent from the table, and every metric when the file is absent, has the documented defaults
     monkeypatch.setattr(base, "cost_table", lambda: {})
     assert get_metric("bleu").relative_cost == DEFAULT_COSTS["relative_cost"]
     assert metric_class("nist").analysis_bytes_per_char == DEFAULT_COSTS["analysis_bytes_per_char"]
-    assert TER.relative_cost == 6.0  # its own class attribute until ter.py switches
+    assert TER.relative_cost == DEFAULT_COSTS["relative_cost"]
 
 
 def test_no_metric_module_declares_cost_constants():
-    for name in set(list_metrics()) - NOT_YET_SWITCHED:
+    for name in list_metrics():
         for k in metric_class(name).__mro__:
             if k is not Metric:
                 assert "relative_cost" not in k.__dict__ and "analysis_bytes_per_char" not in k.__dict__, (name, k)

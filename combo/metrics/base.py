@@ -225,22 +225,6 @@ class _CostHint:
         return float(cost_table().get(owner.name, {}).get(self.key, DEFAULT_COSTS[self.key]))
 
 
-class _FromLocality:
-    """A read-only boolean derived from ``locality`` (``locality == value``), on the class and its instances."""
-
-    def __init__(self, value: str) -> None:
-        self.value = value
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type) -> bool:
-        return (owner if obj is None else obj).locality == self.value
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        raise AttributeError(f"{self.name} is derived from locality: set locality instead")
-
-
 class Metric:
     """Base class of every metric. Subclasses declare class attributes and implement three hooks."""
 
@@ -267,12 +251,6 @@ class Metric:
     #: CPU per row relative to BLEU's: parallel runs start the costliest tasks first, so the last to finish is a
     #: cheap one. Measured, read from :data:`COSTS_FILE`
     relative_cost: ClassVar[float] = _CostHint()  # type: ignore[assignment]
-
-    #: Derived from ``locality``, read-only: the scoring module and the command line still read these three;
-    #: to be removed when they read ``locality``. Subclasses declare ``locality`` only.
-    row_keyed = _FromLocality("candidate")
-    rows_independent = _FromLocality("row")
-    corpus_wide = _FromLocality("references")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -380,26 +358,6 @@ class Metric:
         bound = copy.copy(self)
         bound.ngram_weights = weights
         return bound
-
-    # Old names the scoring module still calls (combo/scoring/tasks.py): to be removed when it calls
-    # ``ngram_weights``, ``own_ngram_weights`` and ``with_ngram_weights``; ``for_corpus`` is called by
-    # tests/test_scale.py (being edited with the scoring module's move), to be removed when it calls ``bound_to``.
-    @property
-    def corpus(self) -> Any:
-        """Old name of :attr:`ngram_weights` (read-only), for the scoring module; to be removed."""
-        return self.ngram_weights
-
-    def own_corpus(self, analysis: Any, ref_ptr: np.ndarray, ref_ids: np.ndarray) -> Any:
-        """Old name of :meth:`own_ngram_weights`, for the scoring module; to be removed."""
-        return self.own_ngram_weights(analysis, ref_ptr, ref_ids)
-
-    def with_corpus(self, weights: Any) -> "Metric":
-        """Old name of :meth:`with_ngram_weights`, for the scoring module; to be removed."""
-        return self.with_ngram_weights(weights)
-
-    def for_corpus(self, rows: Rows) -> "Metric":
-        """Old name of :meth:`bound_to`, for tests/test_scale.py; to be removed."""
-        return self.bound_to(rows)
 
     def candidate_scores(self, cands: Candidates) -> Tuple[np.ndarray, np.ndarray, str]:
         """Segment scores of the candidates, system scores (``len(cands.systems)``) and the signature.
