@@ -270,8 +270,8 @@ class SentenceEmbeddingCosine(PairwiseMetric):
         "model": Option(MINILM, "sentence encoder", choices=SENTENCE_ENCODERS),
     }
     # With local workers the texts are encoded before any metric starts, spread over them
-    # (combo.scoring.PARALLEL_LAYERS), and this task only reads the embeddings. On a Dask cluster the task
-    # encodes every text itself (minutes per WMT12 pair against seconds for BLEU), so it is started first.
+    # (combo.scoring.plan.PARALLEL_LAYERS), and this task only reads the embeddings. On a Dask cluster the task
+    # encodes every text itself (minutes per WMT12 pair against seconds for BLEU).
 
     def check_resources(self) -> None:
         check_sentence_encoder(self.params["model"])

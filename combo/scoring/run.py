@@ -147,7 +147,7 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
                   groups=[id(t.metric) for t in tasks])  # a metric's chunks share its per-process set-up
 
 
-#: Fewer distinct reference texts than this for the corpus-wide counts of a run: counted in this process,
+#: Fewer distinct reference texts than this for the n-gram counts of a run's references: counted in this process,
 #: not worth starting worker processes for (100,000 references take 7.7 s for NIST, 6.5 s for CIDEr).
 PARALLEL_COUNT_MIN_TEXTS = 20000
 
