@@ -1,5 +1,5 @@
-"""The registry's index of metric modules (``combo.metrics.registry.MODULE_OF``) matches the decorators, and a
-lookup through it imports only the module that registers the metric."""
+"""The registry's index of metric modules (``combo.metrics.registry.module_index``, read from the sources) finds
+every metric the modules register, and a lookup through it imports only the module that registers the metric."""
 
 import json
 import subprocess
@@ -21,13 +21,10 @@ def registered_modules():
 
 def test_index_names_every_registered_metric_and_its_module():
     found = registered_modules()
-    missing = {name: module for name, module in found.items() if name not in registry.MODULE_OF}
-    assert not missing, f"add to MODULE_OF in combo/metrics/registry.py: {missing}"
-    wrong = {name: (registry.MODULE_OF[name], module) for name, module in found.items()
-             if registry.MODULE_OF[name] != module}
-    assert not wrong, f"MODULE_OF names the wrong module (index, registered in): {wrong}"
-    stale = sorted(set(registry.MODULE_OF) - set(found))
-    assert not stale, f"MODULE_OF names metrics no module registers: {stale}"
+    index = {name: module for name, module in registry.module_index().values()}
+    missing = {name: module for name, module in found.items() if name not in index}
+    assert not missing, f"register these with an @register(\"name\") line of their own: {missing}"
+    assert index == found
 
 
 def test_list_metrics_is_the_registry_after_discovery():
@@ -51,8 +48,8 @@ def test_lookup_imports_only_the_metrics_module():
             " 'n': len(names)}))")
     got = _fresh(code)
     assert got["cls"] == "ter"
-    assert got["n"] == len(registry.MODULE_OF)
-    registering = {f"combo.metrics.{m}" for m in registry.MODULE_OF.values()}
+    assert got["n"] == len(registry.module_index())
+    registering = {f"combo.metrics.{m}" for _, m in registry.module_index().values()}
     assert [m for m in got["mods"] if m in registering] == ["combo.metrics.lexical.ter"], got["mods"]
     assert not got["sparse"]
 

@@ -82,17 +82,33 @@ class DiscourseTreeKernel(PairwiseMetric):
 
 _FIXED_OPTIONS = {k: v for k, v in DiscourseTreeKernel.options.items() if k != "variant"}
 
-# DiscoTK's five representations, each registered as dr-tk-<variant> with the variant fixed.
-FIXED_VARIANTS = {
-    "nolex": "DiscoTK's DR-NOLEX: ``dr-tk`` on the discourse trees without their words.",
-    "lex1": "DiscoTK's DR-LEX1: ``dr-tk`` on the discourse trees with their words.",
-    "lex1.1": "DiscoTK's DR-LEX1.1: ``dr-tk`` with relation labels propagated to the words.",
-    "lex2": "DiscoTK's DR-LEX2: ``dr-tk`` with structure and labels separated.",
-    "lex2.1": "DiscoTK's DR-LEX2.1: ``dr-tk`` with labels propagated to the words, then separated from "
-              "the structure.",
-}
 
-for _variant, _doc in FIXED_VARIANTS.items():
-    register(f"dr-tk-{_variant}")(type(
-        "DiscourseTreeKernel_" + _variant.replace(".", "_"), (DiscourseTreeKernel,),
-        {"__doc__": _doc, "__module__": __name__, "options": _FIXED_OPTIONS, "fixed_variant": _variant}))
+# DiscoTK's five representations, each registered as dr-tk-<variant> with the variant fixed.
+@register("dr-tk-nolex")
+class DiscourseTreeKernelNoLex(DiscourseTreeKernel):
+    """DiscoTK's DR-NOLEX: ``dr-tk`` on the discourse trees without their words."""
+    options, fixed_variant = _FIXED_OPTIONS, "nolex"
+
+
+@register("dr-tk-lex1")
+class DiscourseTreeKernelLex1(DiscourseTreeKernel):
+    """DiscoTK's DR-LEX1: ``dr-tk`` on the discourse trees with their words."""
+    options, fixed_variant = _FIXED_OPTIONS, "lex1"
+
+
+@register("dr-tk-lex1.1")
+class DiscourseTreeKernelLex1_1(DiscourseTreeKernel):
+    """DiscoTK's DR-LEX1.1: ``dr-tk`` with relation labels propagated to the words."""
+    options, fixed_variant = _FIXED_OPTIONS, "lex1.1"
+
+
+@register("dr-tk-lex2")
+class DiscourseTreeKernelLex2(DiscourseTreeKernel):
+    """DiscoTK's DR-LEX2: ``dr-tk`` with structure and labels separated."""
+    options, fixed_variant = _FIXED_OPTIONS, "lex2"
+
+
+@register("dr-tk-lex2.1")
+class DiscourseTreeKernelLex2_1(DiscourseTreeKernel):
+    """DiscoTK's DR-LEX2.1: ``dr-tk`` with labels propagated to the words, then separated from the structure."""
+    options, fixed_variant = _FIXED_OPTIONS, "lex2.1"

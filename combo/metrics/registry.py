@@ -1,22 +1,20 @@
 """The metric registry: ``@register`` on a Metric subclass is all it takes to add a metric.
 
-Metric modules under ``combo.metrics`` are discovered on first use, so adding
-a metric is one new module and one decorator (and its line in :data:`MODULE_OF`,
-which ``tests/test_registry_index.py`` asks for by name when it is missing).
-
-Looking up one metric imports only the module that registers it (:data:`MODULE_OF`):
-``combo score -m ter`` no longer imports the other metric modules and
-``scipy.sparse`` (a one-segment run: 0.35 CPU s before, 0.24 after, 0.12 of
-them Python and numpy). Listing the names imports nothing; asking for every
-metric's class, or for a name the index does not know, imports them all.
+Metric modules under ``combo.metrics`` are found on first use, so adding a metric is one new module and one
+decorator, nothing else edited. Looking up one metric imports only the module that registers it: the
+package's sources are read once for their ``@register("name")`` lines (:func:`module_index`), so
+``combo score -m ter`` imports neither the other metric modules nor ``scipy.sparse``. Listing the names
+imports nothing; asking for every metric's class, or for a name the sources do not show, imports them all.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Type
+from typing import Any, Dict, List, Tuple, Type
 
 from ..errors import OptionError
 from ..options import split_key_values
@@ -25,53 +23,22 @@ from .base import Metric
 _REGISTRY: Dict[str, Type[Metric]] = {}
 _DISCOVERED = False
 
-#: Each built-in metric's name -> the module under ``combo.metrics`` that registers it, so that a lookup
-#: imports that module alone. Kept by hand beside the decorators; ``tests/test_registry_index.py`` fails when
-#: a module registers a name missing here (or a name here is registered elsewhere or nowhere). A name missing
-#: from it is still found, by importing every metric module.
-MODULE_OF: Dict[str, str] = {
-    "bleu": "lexical.bleu",
-    "chrf": "lexical.chrf",
-    "chrf++": "lexical.chrf",
-    "cider": "lexical.cider",
-    "cp-stm": "constituent",
-    "cp-tk": "constituent",
-    "cp-tk-ptk": "constituent",
-    "cp-tk-sst": "constituent",
-    "cp-tk-st": "constituent",
-    "dp-hwcm": "dependency",
-    "dp-or": "dependency",
-    "dp-tk": "dependency",
-    "dr-tk": "discourse",
-    "dr-tk-lex1": "discourse",
-    "dr-tk-lex1.1": "discourse",
-    "dr-tk-lex2": "discourse",
-    "dr-tk-lex2.1": "discourse",
-    "dr-tk-nolex": "discourse",
-    "emb-avg": "embedding",
-    "emb-extrema": "embedding",
-    "emb-greedy": "embedding",
-    "gtm": "lexical.gtm",
-    "meteor": "lexical.meteor",
-    "mtme": "external",
-    "nist": "lexical.nist",
-    "per": "lexical.wer",
-    "rouge-1": "lexical.rouge",
-    "rouge-2": "lexical.rouge",
-    "rouge-l": "lexical.rouge",
-    "rouge-n": "lexical.rouge",
-    "rouge-s": "lexical.rouge",
-    "rouge-su": "lexical.rouge",
-    "rouge-w": "lexical.rouge",
-    "scores": "external",
-    "sent-emb": "embedding",
-    "sp-nist": "shallow",
-    "sp-oc": "shallow",
-    "sp-op": "shallow",
-    "ted": "dependency",
-    "ter": "lexical.ter",
-    "wer": "lexical.wer",
-}
+_DECORATOR = re.compile(r"""^@register\(\s*["']([^"']+)["']\s*\)""", re.M)
+
+
+@lru_cache(maxsize=1)
+def module_index() -> Dict[str, Tuple[str, str]]:
+    """``{name in lower case: (name, module under combo.metrics)}`` of every ``@register("name")`` line of the
+    package's sources, read without importing them (about 1 ms)."""
+    root = Path(__file__).parent
+    index: Dict[str, Tuple[str, str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(path.relative_to(root).with_suffix("").parts)
+        if module in ("base", "registry"):
+            continue
+        for name in _DECORATOR.findall(path.read_text(encoding="utf-8")):
+            index[name.lower()] = (name, module)
+    return index
 
 
 def register(name: str):
@@ -100,12 +67,12 @@ def _discover() -> None:
 
 
 def metric_class(name: str) -> Type[Metric]:
-    """The registered class called ``name`` (case-insensitive): the module :data:`MODULE_OF` names is
-    imported, or every metric module when the name is not there."""
+    """The registered class called ``name`` (case-insensitive): the module that registers it
+    (:func:`module_index`) is imported, or every metric module when the sources do not show the name."""
     key = name.lower()
     cls = _REGISTRY.get(key)
-    if cls is None and key in MODULE_OF:
-        importlib.import_module(f"{__package__}.{MODULE_OF[key]}")
+    if cls is None and key in module_index():
+        importlib.import_module(f"{__package__}.{module_index()[key][1]}")
         cls = _REGISTRY.get(key)
     if cls is None:
         _discover()
@@ -162,8 +129,8 @@ def parse_metric_spec(spec: str):
 
 
 def list_metrics() -> List[str]:
-    """Names of all registered metrics, sorted: the built-in ones of :data:`MODULE_OF` (not imported for
-    this) and any other registered so far."""
-    names = {key: key for key in MODULE_OF}
+    """Names of all registered metrics, sorted: those the package's sources register (:func:`module_index`,
+    not imported for this) and any other registered so far."""
+    names = {key: name for key, (name, _) in module_index().items()}
     names.update((key, cls.name) for key, cls in _REGISTRY.items())
     return sorted(names.values())
