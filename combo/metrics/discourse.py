@@ -83,32 +83,20 @@ class DiscourseTreeKernel(PairwiseMetric):
 _FIXED_OPTIONS = {k: v for k, v in DiscourseTreeKernel.options.items() if k != "variant"}
 
 
+def _fixed(variant: str, doc: str) -> type:
+    """``dr-tk`` with its representation fixed to ``variant``: a class this module holds under its name, so its
+    instances pickle (to worker processes) by reference."""
+    name = "DiscourseTreeKernel_" + variant.replace(".", "_")
+    cls = globals()[name] = type(name, (DiscourseTreeKernel,), {
+        "__doc__": doc, "__module__": __name__, "options": _FIXED_OPTIONS, "fixed_variant": variant})
+    return cls
+
+
 # DiscoTK's five representations, each registered as dr-tk-<variant> with the variant fixed.
-@register("dr-tk-nolex")
-class DiscourseTreeKernelNoLex(DiscourseTreeKernel):
-    """DiscoTK's DR-NOLEX: ``dr-tk`` on the discourse trees without their words."""
-    options, fixed_variant = _FIXED_OPTIONS, "nolex"
-
-
-@register("dr-tk-lex1")
-class DiscourseTreeKernelLex1(DiscourseTreeKernel):
-    """DiscoTK's DR-LEX1: ``dr-tk`` on the discourse trees with their words."""
-    options, fixed_variant = _FIXED_OPTIONS, "lex1"
-
-
-@register("dr-tk-lex1.1")
-class DiscourseTreeKernelLex1_1(DiscourseTreeKernel):
-    """DiscoTK's DR-LEX1.1: ``dr-tk`` with relation labels propagated to the words."""
-    options, fixed_variant = _FIXED_OPTIONS, "lex1.1"
-
-
-@register("dr-tk-lex2")
-class DiscourseTreeKernelLex2(DiscourseTreeKernel):
-    """DiscoTK's DR-LEX2: ``dr-tk`` with structure and labels separated."""
-    options, fixed_variant = _FIXED_OPTIONS, "lex2"
-
-
-@register("dr-tk-lex2.1")
-class DiscourseTreeKernelLex2_1(DiscourseTreeKernel):
-    """DiscoTK's DR-LEX2.1: ``dr-tk`` with labels propagated to the words, then separated from the structure."""
-    options, fixed_variant = _FIXED_OPTIONS, "lex2.1"
+register("dr-tk-nolex")(_fixed("nolex", "DiscoTK's DR-NOLEX: ``dr-tk`` on the discourse trees without their words."))
+register("dr-tk-lex1")(_fixed("lex1", "DiscoTK's DR-LEX1: ``dr-tk`` on the discourse trees with their words."))
+register("dr-tk-lex1.1")(_fixed("lex1.1", "DiscoTK's DR-LEX1.1: ``dr-tk`` with relation labels propagated to the "
+                                           "words."))
+register("dr-tk-lex2")(_fixed("lex2", "DiscoTK's DR-LEX2: ``dr-tk`` with structure and labels separated."))
+register("dr-tk-lex2.1")(_fixed("lex2.1", "DiscoTK's DR-LEX2.1: ``dr-tk`` with labels propagated to the words, then "
+                                           "separated from the structure."))

@@ -23,12 +23,13 @@ from .base import Metric
 _REGISTRY: Dict[str, Type[Metric]] = {}
 _DISCOVERED = False
 
-_DECORATOR = re.compile(r"""^@register\(\s*["']([^"']+)["']\s*\)""", re.M)
+#: a registration at the start of a line: ``@register("name")`` on a class, or ``register("name")(cls)``
+_DECORATOR = re.compile(r"""^@?register\(\s*["']([^"']+)["']\s*\)""", re.M)
 
 
 @lru_cache(maxsize=1)
 def module_index() -> Dict[str, Tuple[str, str]]:
-    """``{name in lower case: (name, module under combo.metrics)}`` of every ``@register("name")`` line of the
+    """``{name in lower case: (name, module under combo.metrics)}`` of every registration line of the
     package's sources, read without importing them (about 1 ms)."""
     root = Path(__file__).parent
     index: Dict[str, Tuple[str, str]] = {}
