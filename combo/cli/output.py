@@ -71,12 +71,10 @@ def write_outputs(text: Optional[str], out: Optional[str], page: Optional[str] =
 
 
 def table(records: List[dict], fmt: str) -> str:
-    """``records`` (dicts with the same keys) as TSV or CSV (floats with six decimals), or JSON."""
-    if fmt == "json":
-        return json.dumps(records, ensure_ascii=False, indent=1) + "\n"
-    buf = io.StringIO()
+    """``records`` (dicts with the same keys) as TSV or CSV (floats with six decimals)."""
     if not records:
         return ""
+    buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(records[0]), delimiter="\t" if fmt == "tsv" else ",",
                             lineterminator="\n")
     writer.writeheader()
