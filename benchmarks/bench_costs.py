@@ -136,12 +136,24 @@ def machine() -> dict:
             "memory": mem, "python": platform.python_version(), "numpy": numpy.__version__}
 
 
+def _at_least(low: int):
+    """An argparse type: an integer of at least ``low``."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below {low}")
+        return value
+    parse.__name__ = "int"  # argparse names the type in its message: "invalid int value: 'x'"
+    return parse
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--lp", default="de-en")
-    ap.add_argument("--rows", type=int, default=4000)
-    ap.add_argument("--repeat", type=int, default=3, help="BLEU and each metric timed in alternation, this often")
+    ap.add_argument("--rows", type=_at_least(PROBE), default=4000)
+    ap.add_argument("--repeat", type=_at_least(1), default=3,
+                    help="BLEU and each metric timed in alternation, this often")
     ap.add_argument("--cold-budget", type=float, default=60.0, help="CPU seconds of a metric's first call, at most")
     ap.add_argument("--warm-budget", type=float, default=3.0, help="CPU seconds of a timed call, at most")
     ap.add_argument("--metrics", default=None, help="comma-separated names (default: every registered text metric)")
@@ -153,8 +165,16 @@ def main() -> None:
     os.environ["COMBO_CACHE_DIR"] = tempfile.mkdtemp(prefix="combo-bench-costs-")  # cold: filled by the warm-ups
     sys.path.insert(0, str(ROOT))
     from combo.metrics.base import Rows
+    from combo.errors import OptionError
     from combo.metrics.registry import get_metric, list_metrics, metric_class
 
+    names = args.metrics.split(",") if args.metrics else [n for n in list_metrics()
+                                                          if metric_class(n).locality != "candidate"]
+    try:
+        for name in names:
+            metric_class(name)
+    except OptionError as err:
+        ap.error(str(err))
     began = time.perf_counter()
     load_before = os.getloadavg()
     hyps, refs, sample = load_rows(args.data, args.lp, args.rows)
@@ -167,8 +187,6 @@ def main() -> None:
             samples[n] = (Rows.build(hyps[:n], refs[:n]), chars)
         return samples[n]
 
-    names = args.metrics.split(",") if args.metrics else [n for n in list_metrics()
-                                                          if metric_class(n).locality != "candidate"]
     bleu = get_metric("bleu")
     score(bleu, rows_of(len(hyps))[0])  # BLEU's own warm-up
     table, skipped = {}, {}
