@@ -49,8 +49,9 @@ class Asked:
             if not keep:
                 return None
             parts.append(f"--criteria {','.join(keep)}")
-        if reading_references(self.schemes):
-            rest = [x for x in self.schemes if x not in reading_references(self.schemes)]
+        queen = reading_references(self.schemes)
+        if queen:
+            rest = [x for x in self.schemes if x not in queen]
             parts.append(f"--combine {','.join(rest or [ulc])}")
         if self.search in LIKENESS:
             if not alt:

@@ -67,7 +67,8 @@ def _output(docs: List[dict], texts: List[str], evaluators: dict, combined: List
 
     if len(docs) == 1:
         return json_text(docs[0]) if fmt == "json" else texts[0]
-    official = wmt23_official_average(evaluators, [s for s in combined if s not in reading_references(combined)])
+    queen = reading_references(combined)
+    official = wmt23_official_average(evaluators, [s for s in combined if s not in queen])
     if fmt == "json":
         return json_text({"pairs": docs, "wmt23_official": official})
     return "\n".join(texts) + "\n" + official["text"]
