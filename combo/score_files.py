@@ -4,7 +4,6 @@ reference files, one segment per line each (several files: several references pe
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Dict, List, Sequence
 
 from .errors import InputError, OptionError
@@ -16,9 +15,11 @@ def _lines(n: int) -> str:
 
 
 def system_name(path: str) -> str:
-    """A system's name from its output file, as the test-bed readers name them: the file name without ``.txt``."""
-    name = Path(path).name
-    return name[:-4] if name.endswith(".txt") and len(name) > 4 else name
+    """A system's name from its output file, as the test-bed readers name them: the file name without ``.txt``
+    (:func:`combo.io.plain.names_from_paths` of the one file)."""
+    from .io.plain import names_from_paths
+
+    return names_from_paths([path])[0]
 
 
 def read_references(refs: Sequence[str]) -> List[List[str]]:
