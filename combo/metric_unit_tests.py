@@ -230,6 +230,15 @@ DEFAULT_METRICS = ("bleu", "meteor", "cider", "ter")
 RELEASED_DEFAULT_METRICS = (COCO_CAPTION_SPECS["CIDEr"], COCO_CAPTION_SPECS["Bleu_4"], "meteor", "ter")
 
 
+def _folder_trials(corruptions: str, flickr8k: Optional[str], which: str):
+    """The trials of a folder of corruption files to test (:func:`combo.io.mutt.select_trials`' ``which``) and
+    how many were left out."""
+    from .io.mutt import read_mutt, select_trials
+
+    sets = read_mutt(corruptions, flickr8k=flickr8k)
+    return select_trials([t for v in sets.values() for t in v], which)
+
+
 def run_folder_unit_tests(corruptions: str, metrics: Sequence = (), references: Optional[int] = None,
                           trials: str = "flickr", fluency: bool = True, seed: int = 0, scheme: Optional[str] = None,
                           flickr8k: Optional[str] = None, jobs: int = 1, cache_dir=None,
@@ -239,7 +248,6 @@ def run_folder_unit_tests(corruptions: str, metrics: Sequence = (), references: 
     :func:`combo.io.mutt.select_trials`; the FLICKR ones get their captions from ``flickr8k``), run by
     :func:`run_unit_tests`. ``metrics``: none, :data:`DEFAULT_METRICS` (released files:
     :data:`RELEASED_DEFAULT_METRICS`). Trials left out for want of references are counted in the first note."""
-    from .io.mutt import read_mutt, select_trials
     from .io.mutt_released import is_released_folder, read_released
 
     if is_released_folder(corruptions):
@@ -247,8 +255,7 @@ def run_folder_unit_tests(corruptions: str, metrics: Sequence = (), references: 
         return run_released_unit_tests([t for v in sets.values() for t in v],
                                        list(metrics) or list(RELEASED_DEFAULT_METRICS), scheme=scheme, jobs=jobs,
                                        cache_dir=cache_dir, progress=progress)
-    sets = read_mutt(corruptions, flickr8k=flickr8k)
-    chosen, skipped = select_trials([t for v in sets.values() for t in v], trials)
+    chosen, skipped = _folder_trials(corruptions, flickr8k, trials)
     if not chosen:
         raise InputError("no trial has references", corruptions,
                          fix="give --flickr8k so the FLICKR trials get their image's captions")
@@ -263,10 +270,7 @@ def mutt_accuracy(specs: Sequence[str], corruptions: str, flickr8k: Optional[str
     """MUTT accuracy ``{metric: {corruption type: accuracy}}`` of ``specs`` on the trials in ``corruptions``
     that have references (the FLICKR trials, given ``flickr8k``), and a sentence saying what was run (the HTML
     report's unit-test heatmap)."""
-    from .io.mutt import read_mutt, select_trials
-
-    sets = read_mutt(corruptions, flickr8k=flickr8k)
-    trials, left_out = select_trials([t for v in sets.values() for t in v], "flickr")
+    trials, left_out = _folder_trials(corruptions, flickr8k, "flickr")
     if not trials:
         raise InputError("no MUTT trial has references", corruptions,
                          fix="give the Flickr8k folder with --mutt-flickr8k so the FLICKR trials get their captions")
