@@ -20,21 +20,14 @@ class ManyValuesCommand(click.Command):
         out: List[str] = []
         current = None
         for arg in args:
-            if arg == "--":
-                current = None
-                out.append(arg)
-            elif arg in self.many:
+            if arg in self.many:
                 current = arg
-                out.append(arg)
-                continue
-            elif current is not None and not arg.startswith("-"):
+            elif current is not None and arg != "--" and not arg.startswith("-"):
                 if out[-1] != current:
                     out.append(current)
-                out.append(arg)
-                continue
             else:
                 current = None
-                out.append(arg)
+            out.append(arg)
         return super().parse_args(ctx, out)
 
 
