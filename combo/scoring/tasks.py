@@ -14,6 +14,7 @@ from ..analysis.supplied import using_trees
 from ..analysis.trees import tree_ids
 from ..metrics.base import Metric, Rows
 from ..testbed import SuppliedTrees
+from .plan import _chunkable
 
 
 def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], row_system: np.ndarray,
@@ -38,7 +39,7 @@ def _score_metric(metric: Metric, texts: Sequence[str], rows: Optional[Rows], ro
         out["rows"] = metric.row_scores(analysis, rows, row_system, n_systems, step)
     if pairs is not None:
         left, right = (np.asarray(side, dtype=np.int64) for side in pairs)
-        pair_step = chunk if (chunk and metric.locality in ("row", "references")) else None
+        pair_step = chunk if (chunk and _chunkable(metric)) else None
         if pair_step is None or len(left) <= pair_step:
             values = metric.pairwise_scores(texts, left, right, analysis=analysis)
         else:
