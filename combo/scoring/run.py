@@ -134,9 +134,7 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
     from ..parallel import run_tasks
 
     chunks = [isinstance(t, ChunkTask) for t in tasks]
-    # a chunk is sent to its worker (it never touches the parent's texts), unless it must read the stored parses
-    # this process keeps when there is no disk cache
-    sent = [chunk and (cache_dir() is not None or not _costly_layers(t.metric)) for t, chunk in zip(tasks, chunks)]
+    sent = [chunk and _sendable(t.metric) for t, chunk in zip(tasks, chunks)]
     trees = [_trees_for(testbed, t.metric) if chunk else testbed.trees for t, chunk in zip(tasks, chunks)]
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
         _prepare_shared_layers(tasks, jobs, progress)
@@ -145,6 +143,13 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
         run_tasks(_call_with_trees, [_call(tr, t) for tr, t in zip(trees, tasks)], jobs, progress, desc,
                   on_result=on_result, weights=[t.weight for t in tasks], sent=sent, keep=False,
                   groups=[id(t.metric) for t in tasks])  # a metric's chunks share its per-process set-up
+
+
+def _sendable(metric: Metric) -> bool:
+    """Whether a task of ``metric`` over a slice of texts (a chunk of rows, a slice of reference counts) is sent
+    to its worker, which never touches the parent's texts: unless it must read the stored parses this process
+    keeps when there is no disk cache."""
+    return cache_dir() is not None or not _costly_layers(metric)
 
 
 #: Fewer distinct reference texts than this for the n-gram counts of a run's references: counted in this process,
@@ -183,7 +188,7 @@ def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: 
               jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, progress,
               "reference counts", on_result=lambda i, counts: merges[owners[i]].add(counts), keep=False,
               weights=[float(len(s.texts)) for s in slices],
-              sent=[cache_dir() is not None or not _costly_layers(s.metric) for s in slices])
+              sent=[_sendable(s.metric) for s in slices])
     del slices
     bound = {key: metric.with_counts(merges[key].result()) for key, metric in metrics.items()}
     return [ChunkTask(bound[id(t.metric)], t.chunk) if isinstance(t, ChunkTask) and id(t.metric) in bound else t
