@@ -348,7 +348,6 @@ def _decay(value) -> bool:
 class _TreeKernelMetric(PairwiseMetric, ConstituentMetric):
     """Normalised tree kernel between hypothesis and reference constituent trees, best reference."""
 
-
     fixed_kernel: Optional[str] = None
     citation = ("Collins & Duffy 2001 (SST); Vishwanathan & Smola 2002 (ST); Moschitti 2006 (PTK); "
                 "normalised K(a,b)/sqrt(K(a,a)K(b,b)); Asiya CP-TK / DiscoTK representations")

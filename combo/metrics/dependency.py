@@ -440,7 +440,6 @@ class DependencyTreeKernel(DependencyTreeMetric):
     another 0. Best reference, mean over segments.
     """
 
-
     citation = ("Moschitti 2006b, Efficient convolution kernels for dependency and constituent syntactic trees "
                 "(PTK, eq. for Delta_P); Croce et al. 2011 (GRCT dependency trees); Collins & Duffy 2001 (SST)")
     options = {
