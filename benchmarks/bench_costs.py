@@ -57,7 +57,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("COMBO_DATA_HOME") or ROOT.parent / "shared" / "data")
-OUT = ROOT / "combo" / "metrics" / "costs.json"
 PROBE = 250  # rows of the probe that sizes a costly metric's sample, and the step of its size
 
 
@@ -157,14 +156,14 @@ def main() -> None:
     ap.add_argument("--cold-budget", type=float, default=60.0, help="CPU seconds of a metric's first call, at most")
     ap.add_argument("--warm-budget", type=float, default=3.0, help="CPU seconds of a timed call, at most")
     ap.add_argument("--metrics", default=None, help="comma-separated names (default: every registered text metric)")
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=None, help="default: combo.metrics.base.COSTS_FILE, the table read")
     args = ap.parse_args()
     command = " ".join(["python benchmarks/bench_costs.py"] + [shlex.quote(a) for a in sys.argv[1:]])
 
     os.environ.setdefault("NLTK_DATA", str(args.data / "nltk_data"))
     os.environ["COMBO_CACHE_DIR"] = tempfile.mkdtemp(prefix="combo-bench-costs-")  # cold: filled by the warm-ups
     sys.path.insert(0, str(ROOT))
-    from combo.metrics.base import Rows
+    from combo.metrics.base import COSTS_FILE, Rows
     from combo.errors import OptionError
     from combo.metrics.registry import get_metric, list_metrics, metric_class
 
@@ -233,6 +232,7 @@ def main() -> None:
         "metrics": table,
         "skipped": skipped,
     }
+    args.out = args.out or COSTS_FILE
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out} in {out['run_seconds']} s", flush=True)
 
