@@ -459,9 +459,7 @@ def _preorder_structure(arity: np.ndarray, tree: np.ndarray, root: np.ndarray) -
         if not np.array_equal(found[~is_root] // total, query[~is_root] // total):
             raise InputError("the pre-order sequence ends before every node has its children")
         parent = np.where(is_root, -1, found % total)
-    else:
-        if not is_root.all():
-            raise InputError("the pre-order sequence ends before every node has its children")
+    else:  # no node has children: each tree is its root alone (its last node emptied the stack above)
         parent = np.full(total, -1, dtype=np.int64)
     depth = (~is_root).astype(np.int64)
     up = parent.copy()
