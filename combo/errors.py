@@ -56,3 +56,8 @@ class ChecksumError(ComboError):
 
 class BackendError(ComboError):
     """The parallel backend cannot run the work: unreachable scheduler, a worker that died."""
+
+
+def one_line(message) -> str:
+    """An error message on one line (a multi-line fix is joined with '; ')."""
+    return "; ".join(part.strip() for part in str(message).splitlines() if part.strip())

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
-from .errors import ComboError, InputError, OptionError
+from .errors import ComboError, InputError, OptionError, one_line
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets
 
@@ -110,7 +110,7 @@ def missing_notes(missing: Sequence[str]) -> List[str]:
         except ResourceMissing as err:
             fix = f"{err.resource}: {err.install}"
         except ComboError as err:
-            fix = "; ".join(part.strip() for part in str(err).splitlines() if part.strip())  # on one line
+            fix = one_line(err)
         fixes.setdefault(fix, []).append(spec)
     return [f"left out (resource missing here): {', '.join(specs)} (fix: {fix})" for fix, specs in fixes.items()]
 

@@ -16,9 +16,8 @@ import sys
 import click
 
 from .._version import __version__
-from ..errors import ComboError
+from ..errors import ComboError, one_line
 from . import apply, cache, data, evaluate, metrics, mutt, report, score, search, train
-from .output import one_line
 
 
 class ComboGroup(click.Group):

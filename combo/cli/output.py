@@ -83,11 +83,6 @@ def table(records: List[dict], fmt: str) -> str:
     return buf.getvalue()
 
 
-def one_line(message: str) -> str:
-    """An error message on one line (a multi-line fix is joined with '; ')."""
-    return "; ".join(part.strip() for part in str(message).splitlines() if part.strip())
-
-
 def json_text(doc) -> str:
     """``doc`` as the JSON a command prints: indented by one, NaN and infinities as null, numpy values as numbers."""
     return json.dumps(clean(doc), indent=1, ensure_ascii=False, default=json_default) + "\n"
