@@ -97,6 +97,30 @@ def _band_is_full(lo: np.ndarray, hi: np.ndarray, n_hyp: np.ndarray, n_ref: np.n
     return bool(np.all(~real | ((lo == 0) & (hi >= n_ref[:, None] + 1))))
 
 
+def running_minimum(out: np.ndarray) -> None:
+    """``out[j] = min(out[:j + 1])`` along the first axis, in place, the fastest of three ways for the shape.
+
+    ``np.minimum.accumulate`` walks the columns one pair at a time (cheap for few pairs), one call per
+    column is cheap for many pairs, log2(width) whole-array passes lie between (costs in microseconds,
+    measured on numpy 2.4 for widths 7-115 and 1-10,000 pairs).
+    """
+    width, pairs = out.shape
+    cells = width * pairs
+    accumulate = 0.5 + 0.0026 * cells
+    per_column = width * (0.7 + 0.0001 * pairs)
+    doubling = (width - 1).bit_length() * (1.5 + 0.0001 * cells)
+    if accumulate <= min(per_column, doubling):
+        np.minimum.accumulate(out, axis=0, out=out)
+    elif per_column <= doubling:
+        for j in range(1, width):
+            np.minimum(out[j - 1], out[j], out=out[j])
+    else:
+        step = 1
+        while step < width:
+            np.minimum(out[step:], out[:-step], out=out[step:])  # numpy buffers the overlap
+            step *= 2
+
+
 class _RowKernel:
     """One beam-matrix row from the previous one, in ``G = D - j`` form, for many pairs at once.
 
@@ -128,15 +152,7 @@ class _RowKernel:
         np.minimum(diag, out[1:], out=out[1:])
         if pen is not None:
             np.maximum(out, pen, out=out)
-        width = out.shape[0]
-        if out.size <= 1 << 16:  # small arrays: log2(width) whole-array passes beat one call per column
-            step = 1
-            while step < width:
-                np.minimum(out[step:], out[:-step], out=out[step:])  # numpy buffers the overlap
-                step *= 2
-        else:
-            for j in range(1, width):
-                np.minimum(out[j - 1], out[j], out=out[j])
+        running_minimum(out)
         if pen is not None:
             np.maximum(out, pen, out=out)
         return out
