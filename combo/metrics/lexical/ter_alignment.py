@@ -177,46 +177,60 @@ def beam_matrices(words: np.ndarray, refs: np.ndarray, lo: np.ndarray, hi: np.nd
     return g
 
 
-def trace_alignment(g: np.ndarray, words: np.ndarray, refs: np.ndarray,
-                    n_hyp: np.ndarray, n_ref: np.ndarray):
+_DIAG, _UP, _LEFT, _ORIGIN = 0, 1, 2, 3  # back-trace steps: match/substitution, drop a hypothesis word, insert
+
+
+def trace_alignment(g: np.ndarray, equal: np.ndarray, n_hyp: np.ndarray, n_ref: np.ndarray):
     """Alignment and error flags from the back-trace of each pair's beam matrix.
 
     At each cell the step taken is the first of match/substitution, drop a
     hypothesis word, insert a reference word that gives the cell its value
-    (sacreBLEU's preference). Returns ``align`` (P, R): the hypothesis position
-    each reference word is aligned to (for an inserted reference word, the
-    hypothesis position before it, -1 at the start), and ``hyp_err`` (P, H),
-    ``ref_err`` (P, R): 1 where a word is not matched exactly.
+    (sacreBLEU's preference). ``equal[i, j, p]`` (shape of ``g``): hypothesis
+    word ``i - 1`` of pair ``p`` is its reference word ``j - 1``. Returns
+    ``align`` (P, R): the hypothesis position each reference word is aligned to
+    (for an inserted reference word, the hypothesis position before it, -1 at
+    the start), and ``hyp_err`` (P, H), ``ref_err`` (P, R): 1 where a word is
+    not matched exactly.
+
+    The step out of every cell is decided for the whole matrix at once (a few
+    passes over small integers); the back-trace itself is then two gathers per
+    step over all pairs.
     """
-    n_pairs, rows = words.shape
-    cols = refs.shape[1]
-    align = np.full((n_pairs, cols), -1, dtype=np.int64)
-    hyp_err = np.zeros((n_pairs, rows + 1), dtype=np.int32)  # the extra column absorbs idle writes
-    ref_err = np.zeros((n_pairs, cols + 1), dtype=np.int32)
-    i = n_hyp.astype(np.int64).copy()
-    j = n_ref.astype(np.int64).copy()
-    pid = np.arange(n_pairs)
-    for _ in range(rows + cols):
-        active = (i > 0) | (j > 0)
-        if not active.any():
-            break
-        im1 = np.maximum(i - 1, 0)
-        jm1 = np.maximum(j - 1, 0)
-        here = g[i, j, pid].astype(np.int64)
-        match = words[pid, im1] == refs[pid, jm1]
-        diag_val = g[im1, jm1, pid].astype(np.int64) - match
-        up_val = g[im1, j, pid].astype(np.int64) + 1
-        diag = active & (i > 0) & (j > 0) & (diag_val == here)
-        up = active & ~diag & (i > 0) & ((j == 0) | (up_val == here))
-        step_i = diag | up
-        step_j = active & ~up
-        hyp_err[pid, np.where(step_i, im1, rows)] = ~(diag & match)
-        ref_err[pid, np.where(step_j, jm1, cols)] = ~(diag & match)
-        sel = np.flatnonzero(step_j)
-        align[sel, j[sel] - 1] = i[sel] - 1
-        i -= step_i
-        j -= step_j
-    return align, hyp_err[:, :rows], ref_err[:, :cols]
+    rows1, width, n_pairs = g.shape
+    step = np.empty(g.shape, dtype=np.uint8)
+    step[0] = _LEFT
+    step[0, 0] = _ORIGIN
+    step[1:, 0] = _UP
+    inner = g[1:, 1:]
+    diag_ok = (g[:-1, :-1] - equal[1:, 1:]) == inner
+    up_ok = (g[:-1, 1:] + 1) == inner
+    # diag -> 0, else up -> 1, else left -> 2, in uint8 arithmetic
+    np.multiply(np.subtract(1, diag_ok.view(np.uint8), dtype=np.uint8),
+                np.subtract(2, up_ok.view(np.uint8), dtype=np.uint8), out=step[1:, 1:])
+    plane = width * n_pairs
+    offset = np.array([plane + n_pairs, plane, n_pairs, 0], dtype=np.int64)  # flat-index change of each step
+    flat_step = step.reshape(-1)
+    n_steps = int((n_hyp + n_ref).max())
+    path = np.empty((n_steps + 1, n_pairs), dtype=np.int64)
+    taken = np.empty((n_steps, n_pairs), dtype=np.uint8)
+    path[0] = (n_hyp * width + n_ref) * n_pairs + np.arange(n_pairs)
+    for s in range(n_steps):
+        flat_step.take(path[s], out=taken[s])
+        np.subtract(path[s], offset.take(taken[s]), out=path[s + 1])
+    cell = path[:-1]
+    i, rest = np.divmod(cell, plane)
+    j, pair = np.divmod(rest, n_pairs)
+    error = ~(equal.reshape(-1).take(cell) & (taken == _DIAG))
+    step_i = taken <= _UP
+    step_j = (taken == _DIAG) | (taken == _LEFT)
+    hyp_err = np.zeros((n_pairs, rows1 - 1), dtype=np.int32)
+    ref_err = np.zeros((n_pairs, width - 1), dtype=np.int32)
+    align = np.full((n_pairs, width - 1), -1, dtype=np.int64)
+    hyp_err[pair[step_i], i[step_i] - 1] = error[step_i]
+    pj, jj = pair[step_j], j[step_j] - 1
+    ref_err[pj, jj] = error[step_j]
+    align[pj, jj] = i[step_j] - 1
+    return align, hyp_err, ref_err
 
 
 def reversed_padded(seqs: np.ndarray, lengths: np.ndarray, pad: int) -> np.ndarray:
@@ -227,16 +241,15 @@ def reversed_padded(seqs: np.ndarray, lengths: np.ndarray, pad: int) -> np.ndarr
     return np.where(src >= 0, out, pad)
 
 
-def enumerate_shifts(words, refs, align, hyp_err, ref_err):
+def enumerate_shifts(equal, align, hyp_err, ref_err):
     """Tercom's candidate moves of each pair in a batch.
 
     Returns the number of candidates sacreBLEU counts per pair, and the
     distinct moves ``(pair, start, length, target)`` to evaluate (moving a block
-    in front of itself changes nothing and is left out).
+    in front of itself changes nothing and is left out). ``equal[p, h, r]``:
+    hypothesis word ``h`` of pair ``p`` is its reference word ``r``.
     """
-    n_pairs, rows = words.shape
-    cols = refs.shape[1]
-    equal = words[:, :, None] == refs[:, None, :]
+    n_pairs, rows, cols = equal.shape
     p, h, r = np.nonzero(equal)
     near = np.abs(h - r) <= MAX_SHIFT_DIST
     p, h, r = p[near], h[near], r[near]
@@ -358,8 +371,11 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     fwd, back = both[:, :, :n_pairs], both[:, :, n_pairs:]
     pid = np.arange(n_pairs)
     now = fwd[n_hyp, n_ref, pid].astype(np.int64) + n_ref
-    align, hyp_err, ref_err = trace_alignment(fwd, words, refs, n_hyp, n_ref)
-    counts, c_pair, c_start, c_len, c_target = enumerate_shifts(words, refs, align, hyp_err, ref_err)
+    equal = np.zeros(fwd.shape, dtype=bool)  # [i, j, p]: hypothesis word i - 1 is reference word j - 1
+    np.equal(words.T[:, None, :], refs.T[None, :, :], out=equal[1:, 1:])
+    align, hyp_err, ref_err = trace_alignment(fwd, equal, n_hyp, n_ref)
+    counts, c_pair, c_start, c_len, c_target = enumerate_shifts(equal[1:, 1:].transpose(2, 0, 1), align,
+                                                                hyp_err, ref_err)
     sel = (checked + counts < MAX_SHIFT_CANDIDATES)[c_pair]
     c_pair, c_start, c_len, c_target = c_pair[sel], c_start[sel], c_len[sel], c_target[sel]
     gain = np.zeros(n_pairs, dtype=np.int64)
