@@ -91,6 +91,28 @@ def mirrored_bands(lo: np.ndarray, hi: np.ndarray, n_hyp: np.ndarray, n_ref: np.
     return np.where(beyond, 0, rlo), np.where(beyond, 0, rhi)
 
 
+def band_exit_cost(lo: np.ndarray, hi: np.ndarray, n_hyp: np.ndarray, n_ref: np.ndarray) -> np.ndarray:
+    """Fewest edits of any path through a cell outside the band, per pair (a lower bound; huge if none).
+
+    A path through cell ``(i, j)`` makes at least ``|i - j|`` insertions or
+    deletions before it and ``|(|hyp| - i) - (|ref| - j)|`` after; that sum is
+    convex in ``j`` and least at ``j = i``, so in each row the cells nearest
+    ``i`` on either side of the band give the row's bound.
+    """
+    rows = lo.shape[1] - 1
+    i = np.arange(rows + 1)[None, :]
+    real = (i >= 1) & (i <= n_hyp[:, None])
+    n_hyp, n_ref = n_hyp[:, None], n_ref[:, None]
+
+    def through(j):
+        return np.abs(i - j) + np.abs((n_hyp - i) - (n_ref - j))
+
+    never = np.int64(1 << 40)
+    left = np.where(real & (lo > 0), through(np.minimum(i, lo - 1)), never)
+    right = np.where(real & (hi <= n_ref), through(np.maximum(i, hi)), never)
+    return np.minimum(left, right).min(axis=1)
+
+
 def _band_is_full(lo: np.ndarray, hi: np.ndarray, n_hyp: np.ndarray, n_ref: np.ndarray) -> bool:
     """True when every real row of every pair covers all its columns (no masking needed)."""
     real = np.arange(lo.shape[1])[None, :] <= n_hyp[:, None]
@@ -137,9 +159,10 @@ class _RowKernel:
         self.two_inf = dtype(2 * inf)
 
     def penalty(self, lo, hi):
-        """``inf`` outside columns ``[lo, hi)`` and ``-inf`` inside, shape (columns, pairs)."""
-        lo = lo.astype(self.dtype, copy=False)
-        hi = hi.astype(self.dtype, copy=False)
+        """``inf`` outside columns ``[lo, hi)`` and ``-inf`` inside; ``lo``/``hi`` (..., pairs) give
+        (..., columns, pairs)."""
+        lo = np.ascontiguousarray(lo, dtype=self.dtype)[..., None, :]  # C order, so that the result is too
+        hi = np.ascontiguousarray(hi, dtype=self.dtype)[..., None, :]
         outside = (self.jr < lo) | (self.jr >= hi)
         pen = outside * self.two_inf
         pen -= self.inf
@@ -163,7 +186,8 @@ def beam_matrices(words: np.ndarray, refs: np.ndarray, lo: np.ndarray, hi: np.nd
     """Forward beam matrices ``G[i, j, p] = D_p[i, j] - j`` of a batch.
 
     ``words`` (P, H) and ``refs`` (P, R) hold padded word ids; ``lo``/``hi``
-    (P, H + 1) the bands. Row 0 is 0 inside its band.
+    (P, H + 1) the bands. Row 0 is 0 inside its band. (Penalty rows are made
+    row by row: made all at once they leave the cache, which is slower.)
     """
     n_pairs, rows = words.shape
     width = refs.shape[1] + 1
@@ -312,36 +336,45 @@ def shifted_span(start, length, target, n_hyp):
     return lo, hi - lo, rot
 
 
-def candidate_distances(fwd, back, words, refs, n_hyp, n_ref, lo_band, hi_band, full_band,
+def candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, banded,
                         dtype, inf, pair, lo, span, rot):
-    """Beam edit distance of every candidate move; candidates advance one row per step."""
+    """Beam edit distance of every candidate move; candidates advance one row per step.
+
+    ``both`` holds the forward matrices of the batch's pairs, then the
+    backward ones (the forward matrices of the reversed pairs); every gather
+    from it is a ``take`` on flat indices, laid out (columns, candidates).
+    """
     order = np.argsort(-span, kind="stable")
     pair, lo, span, rot = pair[order], lo[order], span[order], rot[order]
-    width = refs.shape[1] + 1
+    n_pairs, rows = words.shape
+    width, both_pairs = both.shape[1:]
+    flat = both.reshape(-1)
     kernel = _RowKernel(width, dtype, inf)
-    cur = np.ascontiguousarray(fwd[lo, :, pair].T)  # (width, candidates), updated in place
-    cand_refs = np.ascontiguousarray(refs[pair].T)
+    column_stride = np.arange(width)[:, None] * both_pairs
+    cur = flat.take(column_stride + (lo * (width * both_pairs) + pair)[None, :])  # forward row lo
+    cand_refs = refs.reshape(-1).take(np.arange(width - 1)[:, None] + (pair * (width - 1))[None, :])
     max_span = int(span[0])
-    steps = np.arange(max_span)[None, :]
-    src = lo[:, None] + (steps + rot[:, None]) % span[:, None]
-    cand_words = np.ascontiguousarray(words[pair[:, None], np.minimum(src, words.shape[1] - 1)].T)
+    # step s reads word lo + (s + rot) mod span: the block rotated left by rot (s + rot < 2 span)
+    offset = np.arange(max_span)[:, None] + rot[None, :]
+    np.subtract(offset, span[None, :], out=offset, where=offset >= span[None, :])
+    cand_words = words.reshape(-1).take(offset + (pair * rows + lo)[None, :], mode="clip")
     active = np.searchsorted(-span, -np.arange(1, max_span + 1), side="right")
+    if banded:  # each candidate's band in each of its rows lo + 1 .. lo + span
+        band_row = np.minimum(lo[None, :] + np.arange(1, max_span + 1)[:, None], rows) + (pair * (rows + 1))[None, :]
+        band_lo = lo_band.reshape(-1).take(band_row)
+        band_hi = hi_band.reshape(-1).take(band_row)
     for step in range(max_span):
         a = int(active[step])
         view = cur[:, :a]
-        pen = None
-        if not full_band:
-            row = lo[:a] + step + 1
-            pen = kernel.penalty(lo_band[pair[:a], row], hi_band[pair[:a], row])
+        pen = kernel.penalty(band_lo[step, :a], band_hi[step, :a]) if banded else None
         kernel(view, cand_words[step, :a], cand_refs[:, :a], view, pen)
-    hi = lo + span
-    col = n_ref[pair][None, :] - kernel.jr
-    tail = back[(n_hyp[pair] - hi)[None, :], np.maximum(col, 0), pair[None, :]].astype(np.int32)
-    tail[col < 0] = inf
-    # D'[hi, j] + B[hi, j] = G'[hi, j] + j + G_rev[.., |ref| - j] + |ref| - j
-    total = (cur.astype(np.int32) + tail).min(axis=0) + n_ref[pair]
+    # D'[hi, j] + B[hi, j] = G'[hi, j] + j + G_rev[|hyp| - hi, |ref| - j] + |ref| - j, over j <= |ref|
+    end_row = ((n_hyp[pair] - lo - span) * width + n_ref[pair]) * both_pairs + n_pairs + pair
+    tail = flat.take(end_row[None, :] - column_stride, mode="clip")
+    total = cur.astype(np.int32) + tail
+    np.copyto(total, inf, where=kernel.jr > n_ref[pair][None, :])
     out = np.empty(len(pair), dtype=np.int64)
-    out[order] = total
+    out[order] = total.min(axis=0) + n_ref[pair]
     return out
 
 
@@ -383,8 +416,15 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     if len(c_pair) == 0:
         return now, counts, gain, move
     lo, span, rot = shifted_span(c_start, c_len, c_target, n_hyp[c_pair])
-    after = candidate_distances(fwd, back, words, refs, n_hyp, n_ref, lo_band, hi_band, full_band,
+    # Candidates run without the band in their rewritten rows; a distance below every path leaving
+    # the band is the banded distance too, the others run again with it.
+    after = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, False,
                                 dtype, inf, c_pair, lo, span, rot)
+    if not full_band:
+        unsure = np.flatnonzero(after >= band_exit_cost(lo_band, hi_band, n_hyp, n_ref)[c_pair])
+        if len(unsure):
+            after[unsure] = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, True, dtype,
+                                                inf, c_pair[unsure], lo[unsure], span[unsure], rot[unsure])
     delta = now[c_pair] - after
     order = np.lexsort((-c_target, -c_start, c_len, delta, c_pair))
     last = np.ones(len(order), dtype=bool)
