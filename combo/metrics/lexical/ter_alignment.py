@@ -270,13 +270,20 @@ def enumerate_shifts(equal, align, hyp_err, ref_err):
 
     Returns the number of candidates sacreBLEU counts per pair, and the
     distinct moves ``(pair, start, length, target)`` to evaluate (moving a block
-    in front of itself changes nothing and is left out). ``equal[p, h, r]``:
-    hypothesis word ``h`` of pair ``p`` is its reference word ``r``.
+    in front of itself changes nothing and is left out). ``equal[i, j, p]``
+    (as :func:`trace_alignment` takes it): hypothesis word ``i - 1`` of pair
+    ``p`` is its reference word ``j - 1``.
     """
-    n_pairs, rows, cols = equal.shape
-    p, h, r = np.nonzero(equal)
+    rows, cols, n_pairs = equal.shape[0] - 1, equal.shape[1] - 1, equal.shape[2]
+    flat = equal.reshape(-1)
+    cell = np.flatnonzero(flat)  # flat indices: the cell one row and column further is `diagonal` on
+    ij, p = np.divmod(cell, n_pairs)
+    h, r = np.divmod(ij, cols + 1)
+    h -= 1
+    r -= 1
     near = np.abs(h - r) <= MAX_SHIFT_DIST
-    p, h, r = p[near], h[near], r[near]
+    p, h, r, cell = p[near], h[near], r[near], cell[near]
+    diagonal = (cols + 2) * n_pairs
     # run[k]: words h..h+k equal r..r+k; a block of each length 1..run is a candidate
     run = np.ones(len(p), dtype=np.int64)
     alive = np.ones(len(p), dtype=bool)
@@ -284,7 +291,7 @@ def enumerate_shifts(equal, align, hyp_err, ref_err):
         alive &= (h + k < rows) & (r + k < cols)
         if not alive.any():
             break
-        alive &= equal[p, np.minimum(h + k, rows - 1), np.minimum(r + k, cols - 1)]
+        alive &= flat.take(cell + k * diagonal, mode="clip")
         run += alive
     first = np.repeat(np.cumsum(run) - run, run)
     length = np.arange(len(first)) - first + 1
@@ -407,8 +414,7 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     equal = np.zeros(fwd.shape, dtype=bool)  # [i, j, p]: hypothesis word i - 1 is reference word j - 1
     np.equal(words.T[:, None, :], refs.T[None, :, :], out=equal[1:, 1:])
     align, hyp_err, ref_err = trace_alignment(fwd, equal, n_hyp, n_ref)
-    counts, c_pair, c_start, c_len, c_target = enumerate_shifts(equal[1:, 1:].transpose(2, 0, 1), align,
-                                                                hyp_err, ref_err)
+    counts, c_pair, c_start, c_len, c_target = enumerate_shifts(equal, align, hyp_err, ref_err)
     sel = (checked + counts < MAX_SHIFT_CANDIDATES)[c_pair]
     c_pair, c_start, c_len, c_target = c_pair[sel], c_start[sel], c_len[sel], c_target[sel]
     gain = np.zeros(n_pairs, dtype=np.int64)
@@ -416,12 +422,14 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     if len(c_pair) == 0:
         return now, counts, gain, move
     lo, span, rot = shifted_span(c_start, c_len, c_target, n_hyp[c_pair])
-    # Candidates run without the band in their rewritten rows; a distance below every path leaving
-    # the band is the banded distance too, the others run again with it.
+    # Candidates run without the band in their rewritten rows, a relaxation: a distance of at least
+    # `now` means no gain either way, and one below every path leaving the band is the banded distance
+    # too; the others run again with the band.
     after = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, False,
                                 dtype, inf, c_pair, lo, span, rot)
     if not full_band:
-        unsure = np.flatnonzero(after >= band_exit_cost(lo_band, hi_band, n_hyp, n_ref)[c_pair])
+        exit_cost = band_exit_cost(lo_band, hi_band, n_hyp, n_ref)
+        unsure = np.flatnonzero((after >= exit_cost[c_pair]) & (after < now[c_pair]))
         if len(unsure):
             after[unsure] = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, True, dtype,
                                                 inf, c_pair[unsure], lo[unsure], span[unsure], rot[unsure])
