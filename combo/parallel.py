@@ -245,7 +245,8 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
               desc: str = "tasks", weights: Optional[Sequence[float]] = None,
               on_result: Optional[Callable[[int, Any], None]] = None,
               sent: Optional[Sequence[bool]] = None, keep: bool = True,
-              groups: Optional[Sequence[Any]] = None) -> List[Any]:
+              groups: Optional[Sequence[Any]] = None,
+              while_running: Optional[Callable[[], None]] = None) -> List[Any]:
     """``[func(*t) for t in tasks]``, in order, on the configured backend.
 
     ``weights`` (e.g. each task's expected cost) order the submissions
@@ -264,11 +265,15 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     alone and are not held until the end (the returned list is all None). ``groups[i]``: tasks of one group
     (the chunks of one metric) share a cost each worker pays once, on its first task of the group (loading
     WordNet and looking up its words for METEOR: 1.7 s, against 1.2 s for a later chunk of 16,000 rows), so local
-    workers take them one after another (:func:`_next_task`).
+    workers take them one after another (:func:`_next_task`). ``while_running()`` is work of this process done
+    while the workers run (loading what the next tasks need): called once the local workers have started
+    and been given their tasks, else before the tasks run.
     """
     if tasks and on_cluster():
         from .dask_backend import run_on_dask
 
+        if while_running is not None:
+            while_running()
         results = run_on_dask(functools.partial(_as_task, func), tasks, _config, progress, desc)
         if on_result is not None:
             for i, r in enumerate(results):
@@ -277,6 +282,8 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     workers = min(workers_for(jobs), len(tasks))
     bar = _bar(len(tasks), progress, desc)
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        if while_running is not None:
+            while_running()
         out: List[Any] = []
         for i, t in enumerate(tasks):
             result = func(*t)
@@ -289,7 +296,7 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
         if bar is not None:
             bar.close()
         return out
-    return _run_pool(func, tasks, workers, bar, weights, on_result, sent, keep, groups)
+    return _run_pool(func, tasks, workers, bar, weights, on_result, sent, keep, groups, while_running)
 
 
 def _next_task(pending: List[int], groups: Sequence[Any], last: Any, running: set) -> int:
@@ -303,7 +310,7 @@ def _next_task(pending: List[int], groups: Sequence[Any], last: Any, running: se
 
 
 def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None, keep=True,
-              groups=None) -> List[Any]:
+              groups=None, while_running=None) -> List[Any]:
     """The local process pool. Without ``groups`` every task is queued at once; with them at most one task per
     worker is queued, so a task submitted when one finishes goes to the worker that just became free, and it
     is chosen for that worker by :func:`_next_task`."""
@@ -332,6 +339,8 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
                 while order and len(futures) < workers:
                     i = _next_task(order, groups, None, {groups[j] for j in futures.values()})
                     futures[submit(i)] = i
+            if while_running is not None:  # the workers are forked (at the first submission): no fork sees it
+                while_running()
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for fut in finished:

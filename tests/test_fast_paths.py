@@ -88,7 +88,7 @@ real = run._annotate_in_parallel
 run._annotate_in_parallel = lambda *a: calls.append(a[0]) or real(*a)
 layers.set_cache_dir(None)
 table = score_testbed(make_slice(refs, systems), ["sent-emb", "dp-hwcm", "bleu"], jobs=2)
-assert calls == ["sentence-embeddings", "dependencies"], calls  # the encoder first, before any metric
+assert calls == ["dependencies", "sentence-embeddings"], calls  # the layers first, before any metric
 from combo.analysis.embeddings import encoder_ran_here
 assert not encoder_ran_here()  # the workers encoded every text
 np.save(sys.argv[2], table.segment)

@@ -101,6 +101,10 @@ class Layer:
     def decode(self, stored: str):
         raise NotImplementedError
 
+    def load(self) -> None:
+        """Load the annotator here without running it (a parser's model, the sentence encoder), so that worker
+        processes forked afterwards share it instead of each loading its own."""
+
     def threads_started(self) -> bool:
         """Whether the annotator has run here on a runtime whose thread pool does not survive a fork (PyTorch's
         OpenMP threads): then this process annotates itself instead of handing texts to forked workers."""
@@ -193,6 +197,9 @@ class ShallowLayer(Layer):
     def check(self) -> None:
         require_modules(("textblob",), "TextBlob's Pattern parser (package textblob)", self.requires)
 
+    def load(self) -> None:
+        _pattern_parser(self.requires)
+
     def annotate_batch(self, texts):
         parse = _pattern_parser(self.requires).parse
         return [self._columns(parse(t)) if t.strip() else "" for t in texts]
@@ -246,6 +253,9 @@ class DependencyLayer(Layer):
     def check(self) -> None:
         require_modules(("spacy",), "spaCy (package spacy)", self.requires)
         require_modules((self.model,), f"spaCy model {self.model}", self.requires)
+
+    def load(self) -> None:
+        _spacy_model(self.model, self.requires, self.excluded)
 
     def annotate_batch(self, texts):
         nlp = _spacy_model(self.model, self.requires, self.excluded)
@@ -320,6 +330,12 @@ class SentenceEmbeddingLayer(Layer):
     def check(self) -> None:
         from .embeddings import check_sentence_encoder
         check_sentence_encoder()
+
+    def load(self) -> None:
+        """Load the encoder's model without running it: no PyTorch thread pool starts, so forked workers may
+        still encode (each on one thread)."""
+        from .embeddings import load_sentence_encoder
+        load_sentence_encoder()
 
     @property
     def group(self) -> int:
@@ -607,6 +623,17 @@ def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[
         with _lock:
             memo.update(decoded)
     return [memo[t] for t in texts]
+
+
+def unprepared(layer_name: str, texts: Sequence[str]) -> List[str]:
+    """The distinct ``texts`` whose stored form by layer ``layer_name`` is in neither the run's memo nor the disk
+    cache (without one, the run's stored forms), in order: what :func:`prepare` would annotate."""
+    layer, version, run, _, todo = _not_decoded(layer_name, texts)
+    if not todo:
+        return []
+    keys = [_key(t) for t in todo]
+    found = _Store(layer, version, run).get(keys, values=False)
+    return [t for k, t in zip(keys, todo) if k not in found]
 
 
 def prepare(layer_name: str, texts: Sequence[str],

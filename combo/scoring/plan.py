@@ -51,10 +51,12 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
 
 #: Analysis layers costly enough to annotate once, in parallel, before the metrics that read them are scored
 #: with ``jobs > 1``: otherwise each worker process annotates the same texts (41% more CPU for the same scores
-#: on WMT12 cs-en with the heterogeneous set), while the parse itself ran in one process at a time per metric.
-#: The sentence encoder comes first: it costs more than the rest of the heterogeneous set together, and on its
-#: own at the end of a run it kept one core busy for minutes after the other metrics had finished.
-PARALLEL_LAYERS = ("sentence-embeddings", "dependencies", "dependencies+lemmas", "shallow")
+#: on WMT12 cs-en with the heterogeneous set), while the parse itself ran in one process at a time per metric;
+#: and the sentence encoder, which costs more than the rest of the heterogeneous set together, kept one core
+#: busy for minutes after the other metrics had finished. In this order: while the workers of one layer run,
+#: the next layer's annotator loads in the parent process (spaCy's import brings PyTorch, which the encoder's
+#: workers then inherit instead of each importing it).
+PARALLEL_LAYERS = ("dependencies", "dependencies+lemmas", "shallow", "sentence-embeddings")
 
 
 def _costly_layers(metric: Metric) -> List[str]:

@@ -204,8 +204,13 @@ def _prepare_shared_layers(tasks: Sequence[Task], jobs: int, progress: bool) -> 
     costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes, and store the
     results (the disk cache, or without one this run's memo, which forked workers inherit) without decoding
     them here: each task decodes only its own texts. Only with ``jobs > 1``; the analyses are the annotator's,
-    so the scores are the same."""
-    from ..analysis.layers import prepare
+    so the scores are the same.
+
+    This process loads each annotator before the workers that run it are forked, so they share it: the first
+    layer's before its workers start, each later one's while the workers of the layer before it run
+    (``while_running`` of :func:`~combo.parallel.run_tasks`), so that loading a model costs no wall time
+    of its own."""
+    from ..analysis.layers import get_layer, prepare, unprepared
     from ..parallel import workers_for
 
     if workers_for(jobs) < 2:
@@ -214,19 +219,30 @@ def _prepare_shared_layers(tasks: Sequence[Task], jobs: int, progress: bool) -> 
     for task in tasks:
         for name in _costly_layers(task.metric):
             texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
-    for name in sorted(texts_of, key=PARALLEL_LAYERS.index):
-        prepare(name, list(texts_of[name]),
-                annotator=lambda layer, todo, store: _annotate_in_parallel(layer, todo, jobs, progress, store))
+    todo = [(name, unprepared(name, list(texts_of[name]))) for name in sorted(texts_of, key=PARALLEL_LAYERS.index)]
+    todo = [(name, texts) for name, texts in todo if texts]
+    if todo:
+        get_layer(todo[0][0]).load()
+    for k, (name, texts) in enumerate(todo):
+        following = [later for later, _ in todo[k + 1:]]
+
+        def load_following(following=following) -> None:
+            for later in following:
+                get_layer(later).load()
+
+        prepare(name, texts, annotator=lambda layer, missing, store, then=load_following:
+                _annotate_in_parallel(layer, missing, jobs, progress, store, then))
 
 
 def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool,
-                          store: Callable[[int, List[str]], None]) -> None:
+                          store: Callable[[int, List[str]], None],
+                          while_running: Optional[Callable[[], None]] = None) -> None:
     """Annotate ``texts`` (in the order :func:`~combo.analysis.layers.ordered` gives) by one layer, in chunks
     spread over forked worker processes, handing each chunk's stored forms to ``store(start, values)`` as it
-    is done (nothing is held here). A parser (spaCy's model, TextBlob) is loaded here first, so the workers
-    inherit it instead of each loading its own; the sentence encoder is loaded by each worker, which runs it on
-    one thread (:func:`combo.parallel._init_worker`), so that no process here holds the threads of a
-    deep-learning runtime when the workers are forked. Where the encoder has already run in this process (an
+    is done (nothing is held here); ``while_running()`` is done here meanwhile. The annotator (spaCy's model,
+    TextBlob, the sentence encoder) is loaded here first (:meth:`~combo.analysis.layers.Layer.load`), so the
+    workers inherit it instead of each loading its own; each worker runs the encoder on one thread
+    (:func:`combo.parallel._init_worker`). Where the encoder has already run in this process (an
     earlier call in a notebook: :meth:`~combo.analysis.layers.Layer.threads_started`), this process encodes the
     texts itself with its threads: a worker forked from it could wait forever on its OpenMP thread pool."""
     from ..analysis.layers import annotate_texts, get_layer
@@ -235,16 +251,15 @@ def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress
     workers = workers_for(jobs)
     layer = get_layer(layer_name)
     if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS or layer.threads_started():
+        if while_running is not None:
+            while_running()
         store(0, annotate_texts(layer_name, texts))  # few texts, or the encoder's threads already started here
         return
-    first = 0
-    if layer.order(texts[:1]) is None:  # each text alone: one analysis here loads the parser
-        store(0, annotate_texts(layer_name, texts[:1]))
-        first = 1
-    step = -(-(len(texts) - first) // (4 * workers))
+    layer.load()
+    step = -(-len(texts) // (4 * workers))
     step = -(-step // layer.group) * layer.group  # pieces start at multiples of the layer's group
-    starts = list(range(first, len(texts), step))
+    starts = list(range(0, len(texts), step))
     chunks = [(layer_name, texts[start:start + step]) for start in starts]
     run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis", keep=False,
               weights=[sum(map(len, chunk)) for _, chunk in chunks],  # longest texts first
-              on_result=lambda i, values: store(starts[i], values))
+              on_result=lambda i, values: store(starts[i], values), while_running=while_running)
