@@ -455,11 +455,11 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) ->
     edits = np.zeros(n, dtype=np.int64)
     if n == 0:
         return edits
-    all_words = np.full((n, max(int(n_hyp.max()), 1)), _HYP_PAD, dtype=np.int64)
-    all_refs = np.full((n, max(int(n_ref.max()), 1)), _REF_PAD, dtype=np.int64)
-    for k in range(n):
-        all_words[k, :n_hyp[k]] = hyps[k]
-        all_refs[k, :n_ref[k]] = refs[k]
+    all_words = _padded(hyps, n_hyp, _HYP_PAD)
+    all_refs = _padded(refs, n_ref, _REF_PAD)
+    if all_words.dtype != all_refs.dtype:
+        common = np.promote_types(all_words.dtype, all_refs.dtype)
+        all_words, all_refs = all_words.astype(common), all_refs.astype(common)
     shifts = np.zeros(n, dtype=np.int64)
     checked = np.zeros(n, dtype=np.int64)
     done = n_ref == 0
@@ -508,6 +508,18 @@ def _merge_small(batches: List[np.ndarray], n_hyp: np.ndarray, n_ref: np.ndarray
                 out[-1] = merged
                 continue
         out.append(batch)
+    return out
+
+
+def _padded(seqs: Sequence[np.ndarray], lengths: np.ndarray, pad: int) -> np.ndarray:
+    """The sequences as rows of a matrix, padded with ``pad``, in the smallest integer type that holds
+    their ids (comparing words is the search's most frequent operation: int16 halves int32's time)."""
+    words = np.concatenate([np.asarray(x, dtype=np.int64) for x in seqs]) if len(seqs) else np.zeros(0, np.int64)
+    low = min(pad, int(words.min())) if len(words) else pad
+    high = int(words.max()) if len(words) else 0
+    dtype = next(t for t in (np.int16, np.int32, np.int64) if np.iinfo(t).min <= low and high <= np.iinfo(t).max)
+    out = np.full((len(seqs), max(int(lengths.max()), 1)), pad, dtype=dtype)
+    out[np.arange(out.shape[1])[None, :] < lengths[:, None]] = words
     return out
 
 
