@@ -266,8 +266,8 @@ def run_tasks(func: Callable[..., Any], tasks: Sequence[tuple], jobs: int = 1, p
     (the chunks of one metric) share a cost each worker pays once, on its first task of the group (loading
     WordNet and looking up its words for METEOR: 1.7 s, against 1.2 s for a later chunk of 16,000 rows), so local
     workers take them one after another (:func:`_next_task`). ``while_running()`` is work of this process done
-    while the workers run (loading what the next tasks need): called once the local workers have started
-    and been given their tasks, else before the tasks run.
+    while the workers run (loading what the next tasks need): on a thread started once the local workers
+    are forked and joined before this returns (no fork sees it half done), else before the tasks run.
     """
     if tasks and on_cluster():
         from .dask_backend import run_on_dask
@@ -322,6 +322,7 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
     if weights is not None:
         order.sort(key=lambda i: -weights[i])
     results: List[Any] = [None] * len(tasks)
+    loading: Optional[_Background] = None
     _TASKS, _FUNC = tasks, func
     method = _start_method(sent)
     gc.freeze()  # forked workers' collections then never write to the parent's objects, which stay shared
@@ -340,7 +341,7 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
                     i = _next_task(order, groups, None, {groups[j] for j in futures.values()})
                     futures[submit(i)] = i
             if while_running is not None:  # the workers are forked (at the first submission): no fork sees it
-                while_running()
+                loading = _Background(while_running)
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -361,11 +362,34 @@ def _run_pool(func, tasks, workers: int, bar, weights, on_result=None, sent=None
         raise BackendError(f"a worker process died ({err}); nothing was written. Fix: run again with fewer "
                            "--jobs or a larger machine (a worker killed for memory is the usual cause)") from None
     finally:
+        if loading is not None:
+            loading.join()
         gc.unfreeze()
         _TASKS, _FUNC = None, None
         if bar is not None:
             bar.close()
+    if loading is not None and loading.error is not None:
+        raise loading.error
     return results
+
+
+class _Background:
+    """``work()`` on a thread of this process, started at once; :meth:`join` waits for it, and ``error`` is what
+    it raised (None when it returned)."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        self.error: Optional[BaseException] = None
+        self._thread = threading.Thread(target=self._run, args=(work,), name="combo-while-running", daemon=True)
+        self._thread.start()
+
+    def _run(self, work: Callable[[], None]) -> None:
+        try:
+            work()
+        except BaseException as err:  # noqa: BLE001 - raised again in the calling thread
+            self.error = err
+
+    def join(self) -> None:
+        self._thread.join()
 
 
 def _bar(total: int, progress: bool, desc: str):

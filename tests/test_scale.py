@@ -325,6 +325,40 @@ def test_costly_layers_are_annotated_once_in_parallel_with_the_same_scores(monke
     assert multiprocessing.active_children() == []
 
 
+def test_metrics_without_costly_layers_run_while_the_parent_loads_the_first_annotator(monkeypatch):
+    # jobs=2: BLEU's task runs first, while this process loads spaCy; then the layers, each loaded before its
+    # workers fork (TextBlob while spaCy's workers parse); then the metrics that read them; the same scores
+    import combo
+    import combo.parallel as parallel
+    import combo.scoring.run as run
+    from combo.analysis import layers
+    from combo.scoring import tasks
+
+    monkeypatch.setattr(run, "PARALLEL_ANNOTATION_MIN_TEXTS", 10)
+    stages = []
+    real_run = parallel.run_tasks
+
+    def run_tasks(func, calls, jobs=1, progress=False, desc="", *args, while_running=None, **kwargs):
+        names = [tasks._task_of(c).metric.name for c in calls] if func is tasks._call_with_trees else desc
+        stages.append((names, while_running is not None))
+        return real_run(func, calls, jobs, progress, desc, *args, while_running=while_running, **kwargs)
+
+    monkeypatch.setattr(parallel, "run_tasks", run_tasks)
+    tb = combo.load_testbed("example")
+    metrics = ["sp-op", "dp-hwcm", "bleu"]
+    layers.set_cache_dir(None)
+    try:
+        one = score_testbed(tb, metrics)
+        stages.clear()
+        two = score_testbed(tb, metrics, jobs=2)
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert stages == [(["bleu"], True), ("dependencies analysis", True), ("shallow analysis", False),
+                      (["sp-op", "dp-hwcm"], False)]
+    assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
+    assert multiprocessing.active_children() == []
+
+
 def test_the_command_line_scores_chunks_in_spawned_workers_with_the_same_result(tmp_path, wmt12_de_en):
     import subprocess
     import sys
@@ -446,6 +480,39 @@ def test_the_chunks_of_one_metric_run_in_one_worker_with_groups():
     groups = ["a", "a", "a", "b", "b"]
     pids = run_tasks(_pid_after, tasks, jobs=2, weights=[3, 3, 3, 1, 1], groups=groups)
     assert len(set(pids[:3])) == 1 and pids[3] != pids[0]
+    assert multiprocessing.active_children() == []
+
+
+def test_work_while_the_workers_run_does_not_hold_their_tasks_back():
+    # the parent loads the next annotator while its workers run: on a thread, so tasks are still handed out
+    # (with groups a task is submitted only when one finishes), and run_tasks returns once it is done
+    import threading
+
+    three_done = threading.Event()
+    seen, finished = {}, []
+
+    def load():
+        seen["thread"] = threading.current_thread() is not threading.main_thread()
+        seen["tasks_went_on"] = three_done.wait(timeout=120)
+
+    def on_result(i, r):
+        finished.append(i)
+        if len(finished) == 3:
+            three_done.set()
+
+    out = run_tasks(_square, [(i,) for i in range(5)], jobs=2, groups=list("aabbc"), on_result=on_result,
+                    while_running=load)
+    assert out == [0, 1, 4, 9, 16] and seen == {"thread": True, "tasks_went_on": True}
+    assert multiprocessing.active_children() == []
+
+
+def _no_model():
+    raise OSError("no model here")
+
+
+def test_an_error_of_the_work_while_the_workers_run_is_raised_after_them():
+    with pytest.raises(OSError, match="no model here"):
+        run_tasks(_square, [(1,), (2,)], jobs=2, while_running=_no_model)
     assert multiprocessing.active_children() == []
 
 

@@ -9,7 +9,7 @@ level). Metrics are independent, so ``jobs > 1`` runs them in parallel.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -128,21 +128,35 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
     travel with each task: a worker process or a Dask worker sees this test bed's, nothing else. With several
-    workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`);
+    workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`),
+    the tasks that read none of them running meanwhile (while this process loads the first annotator);
     then the chunks of a metric of locality ``"references"`` get its n-gram weights from all of ``rows``
     (:func:`_bound_to_references`)."""
+    from ..analysis.layers import get_layer
     from ..parallel import run_tasks
 
     chunks = [isinstance(t, ChunkTask) for t in tasks]
     sent = [chunk and _sendable(t.metric) for t, chunk in zip(tasks, chunks)]
     trees = [_trees_for(testbed, t.metric) if chunk else testbed.trees for t, chunk in zip(tasks, chunks)]
+
+    def run(indices: List[int], while_running=None) -> None:
+        run_tasks(_call_with_trees, [_call(trees[i], tasks[i]) for i in indices], jobs, progress, desc,
+                  on_result=None if on_result is None else lambda j, r: on_result(indices[j], r),
+                  weights=[tasks[i].weight for i in indices], sent=[sent[i] for i in indices], keep=False,
+                  groups=[id(tasks[i].metric) for i in indices],  # a metric's chunks share its per-process set-up
+                  while_running=while_running)
+
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        _prepare_shared_layers(tasks, jobs, progress)
+        layers = _layers_to_prepare(tasks, jobs)
+        first = [i for i, (t, chunk) in enumerate(zip(tasks, chunks))
+                 if layers and not _costly_layers(t.metric) and not (chunk and t.metric.locality == "references")]
+        if first:
+            run(first, while_running=get_layer(layers[0][0]).load)
+        _prepare_shared_layers(layers, jobs, progress)
         if any(chunk and t.metric.locality == "references" for t, chunk in zip(tasks, chunks)):
             tasks = _bound_to_references(testbed, tasks, rows, jobs, progress)
-        run_tasks(_call_with_trees, [_call(tr, t) for tr, t in zip(trees, tasks)], jobs, progress, desc,
-                  on_result=on_result, weights=[t.weight for t in tasks], sent=sent, keep=False,
-                  groups=[id(t.metric) for t in tasks])  # a metric's chunks share its per-process set-up
+        done = set(first)
+        run([i for i in range(len(tasks)) if i not in done])
 
 
 def _sendable(metric: Metric) -> bool:
@@ -199,38 +213,44 @@ def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: 
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _prepare_shared_layers(tasks: Sequence[Task], jobs: int, progress: bool) -> None:
-    """Before the tasks (:class:`MetricTask`, :class:`ChunkTask`) start, annotate their texts with the
-    costly layers (:data:`PARALLEL_LAYERS`) their metrics read, split among worker processes, and store the
-    results (the disk cache, or without one this run's memo, which forked workers inherit) without decoding
-    them here: each task decodes only its own texts. Only with ``jobs > 1``; the analyses are the annotator's,
-    so the scores are the same.
-
-    This process loads each annotator before the workers that run it are forked, so they share it: the first
-    layer's before its workers start, each later one's while the workers of the layer before it run
-    (``while_running`` of :func:`~combo.parallel.run_tasks`), so that loading a model costs no wall time
-    of its own."""
-    from ..analysis.layers import get_layer, prepare, unprepared
+def _layers_to_prepare(tasks: Sequence[Task], jobs: int) -> List[Tuple[str, List[str]]]:
+    """The costly layers (:data:`PARALLEL_LAYERS`, in that order) that ``tasks``' metrics read, each with the
+    texts it has not analysed yet (in neither the run's memo nor the disk cache); none with one worker."""
+    from ..analysis.layers import unprepared
     from ..parallel import workers_for
 
     if workers_for(jobs) < 2:
-        return
+        return []
     texts_of: Dict[str, Dict[str, None]] = {}
     for task in tasks:
         for name in _costly_layers(task.metric):
             texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
     todo = [(name, unprepared(name, list(texts_of[name]))) for name in sorted(texts_of, key=PARALLEL_LAYERS.index)]
-    todo = [(name, texts) for name, texts in todo if texts]
-    if todo:
-        get_layer(todo[0][0]).load()
-    for k, (name, texts) in enumerate(todo):
-        following = [later for later, _ in todo[k + 1:]]
+    return [(name, texts) for name, texts in todo if texts]
+
+
+def _prepare_shared_layers(layers: Sequence[Tuple[str, List[str]]], jobs: int, progress: bool) -> None:
+    """Annotate the texts of each of ``layers`` (:func:`_layers_to_prepare`) before the tasks that read them
+    start, split among worker processes, and store the results (the disk cache, or without one this run's
+    memo, which forked workers inherit) without decoding them here: each task decodes only its own texts.
+    The analyses are the annotator's, so the scores are the same as annotating in each task.
+
+    This process loads each annotator before the workers that run it are forked, so they share it: the first
+    one's before its workers start, each later one's while the workers of the layer before it run
+    (``while_running`` of :func:`~combo.parallel.run_tasks`), so that loading a model costs little wall time
+    of its own."""
+    from ..analysis.layers import get_layer, prepare
+
+    if layers:
+        get_layer(layers[0][0]).load()
+    for k, (name, texts) in enumerate(layers):
+        following = [later for later, _ in layers[k + 1:]]
 
         def load_following(following=following) -> None:
             for later in following:
                 get_layer(later).load()
 
-        prepare(name, texts, annotator=lambda layer, missing, store, then=load_following:
+        prepare(name, texts, annotator=lambda layer, missing, store, then=load_following if following else None:
                 _annotate_in_parallel(layer, missing, jobs, progress, store, then))
 
 
