@@ -24,16 +24,35 @@ counts are identical:
   limit is discarded.
 
 Speed: all pairs of a batch, and all their candidate moves, advance in
-lock-step, one beam-matrix row per numpy call. Three tricks:
+lock-step, one beam-matrix row per numpy call (batches of similar sizes; small
+neighbouring ones merged, as numpy's per-call overhead dominates them). Tricks:
 
 * rows are kept as ``G[i, j] = D[i, j] - j``; then an insertion costs nothing
-  and the insertion step of a row is a running minimum over ``j``;
-* matrices are stored column-major per row (``[row, column, pair]``) so that
-  the running minimum is one short numpy call per column over all pairs;
+  and the insertion step of a row is a running minimum over ``j`` (done by
+  ``np.minimum.accumulate``, one call per column, or log2(width) passes,
+  whichever is fastest for the array's shape);
+* matrices are stored column-major per row (``[row, column, pair]``), so that
+  one row of many pairs is one array and a column of it is contiguous;
 * a move changes only hypothesis rows ``[lo, hi)``: its distance is
   ``min_j D'[hi, j] + B[hi, j]`` with ``D'`` restarted from the forward row
   ``lo`` and ``B`` the backward matrix (the forward matrix of the reversed
-  pair), so a candidate costs ``hi - lo`` rows instead of a whole matrix.
+  pair), so a candidate costs ``hi - lo`` rows instead of a whole matrix;
+* the beam is mostly irrelevant and costs a masking per row, so distances are
+  first computed without it. A path through cell ``(i, j)`` makes at least
+  ``|i - j| + |(|hyp| - i) - (|ref| - j)|`` insertions and deletions (it
+  must make up the length differences of the prefixes and of the suffixes it
+  joins); the least of it over the cells outside the band bounds the cost of
+  every path that leaves the band. An unbanded distance below that
+  bound is the banded one (its best path stays inside; the banded search
+  cannot do better), and then so are the alignment (every cell the back-trace
+  compares on a best path has its banded value, others compare unequal in
+  both) and the candidate distances below it; a candidate distance at least
+  the current one is no gain banded or not. Only the pairs and candidates left
+  undecided run again with the band;
+* the back-trace decides the step out of every cell for whole matrices at
+  once, then follows the path with one gather per step over all pairs;
+* word ids are held in the smallest integer type that fits (word comparisons
+  are the most frequent operation).
 """
 
 from __future__ import annotations
@@ -393,24 +412,42 @@ def _apply_moves(words, lo, span, rot):
     return np.take_along_axis(words, src, axis=1)
 
 
-def _search_round(words, refs, n_hyp, n_ref, checked):
+def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
     """One greedy round for a batch.
 
     Returns the current distance, the candidates counted, the best move's
-    (gain, lo, span, rot) per pair (gain 0 when there is none to evaluate).
+    (gain, lo, span, rot) per pair (gain 0 when there is none to evaluate), and
+    which pairs are near the band (their distance reaches a path leaving it).
+    ``was_near_band``: the pairs that were in the last round; when they are
+    many, the matrices are banded from the start (one pass instead of two).
     """
     n_pairs, rows = words.shape
     dtype, inf = _dtype_and_inf(rows, refs.shape[1])
     lo_band, hi_band = beam_bands(n_hyp, n_ref, rows)
     full_band = _band_is_full(lo_band, hi_band, n_hyp, n_ref)
-    # forward matrices, and backward ones as forward matrices of the reversed pairs, in one pass
+    # forward matrices, and backward ones as forward matrices of the reversed pairs, in one pass; unless
+    # many pairs were near the band, first without it: a pair whose distance stays below every path
+    # leaving the band has the banded distance, alignment and candidate distances (see the module's
+    # notes), the others run again with it
     rlo, rhi = mirrored_bands(lo_band, hi_band, n_hyp, n_ref)
-    both = beam_matrices(np.concatenate([words, reversed_padded(words, n_hyp, _HYP_PAD)]),
-                         np.concatenate([refs, reversed_padded(refs, n_ref, _REF_PAD)]),
-                         np.concatenate([lo_band, rlo]), np.concatenate([hi_band, rhi]), full_band, dtype, inf)
-    fwd, back = both[:, :, :n_pairs], both[:, :, n_pairs:]
+    both_words = np.concatenate([words, reversed_padded(words, n_hyp, _HYP_PAD)])
+    both_refs = np.concatenate([refs, reversed_padded(refs, n_ref, _REF_PAD)])
+    both_lo, both_hi = np.concatenate([lo_band, rlo]), np.concatenate([hi_band, rhi])
+    banded_first = not full_band and 4 * int(was_near_band.sum()) > n_pairs
+    both = beam_matrices(both_words, both_refs, both_lo, both_hi, not banded_first, dtype, inf)
+    fwd = both[:, :, :n_pairs]
     pid = np.arange(n_pairs)
     now = fwd[n_hyp, n_ref, pid].astype(np.int64) + n_ref
+    near = np.zeros(n_pairs, dtype=bool)
+    if not full_band:
+        exit_cost = band_exit_cost(lo_band, hi_band, n_hyp, n_ref)
+        near = now >= exit_cost
+        near_band = np.flatnonzero(near)
+        if len(near_band) and not banded_first:
+            cols = np.concatenate([near_band, near_band + n_pairs])
+            both[:, :, cols] = beam_matrices(both_words[cols], both_refs[cols], both_lo[cols], both_hi[cols],
+                                             False, dtype, inf)
+            now[near_band] = fwd[n_hyp[near_band], n_ref[near_band], near_band] + n_ref[near_band]
     equal = np.zeros(fwd.shape, dtype=bool)  # [i, j, p]: hypothesis word i - 1 is reference word j - 1
     np.equal(words.T[:, None, :], refs.T[None, :, :], out=equal[1:, 1:])
     align, hyp_err, ref_err = trace_alignment(fwd, equal, n_hyp, n_ref)
@@ -420,7 +457,7 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     gain = np.zeros(n_pairs, dtype=np.int64)
     move = np.zeros((3, n_pairs), dtype=np.int64)
     if len(c_pair) == 0:
-        return now, counts, gain, move
+        return now, counts, gain, move, near
     lo, span, rot = shifted_span(c_start, c_len, c_target, n_hyp[c_pair])
     # Candidates run without the band in their rewritten rows, a relaxation: a distance of at least
     # `now` means no gain either way, and one below every path leaving the band is the banded distance
@@ -428,7 +465,6 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     after = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, False,
                                 dtype, inf, c_pair, lo, span, rot)
     if not full_band:
-        exit_cost = band_exit_cost(lo_band, hi_band, n_hyp, n_ref)
         unsure = np.flatnonzero((after >= exit_cost[c_pair]) & (after < now[c_pair]))
         if len(unsure):
             after[unsure] = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, True, dtype,
@@ -440,7 +476,7 @@ def _search_round(words, refs, n_hyp, n_ref, checked):
     best = order[last]
     gain[c_pair[best]] = delta[best]
     move[:, c_pair[best]] = lo[best], span[best], rot[best]
-    return now, counts, gain, move
+    return now, counts, gain, move, near
 
 
 def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.ndarray:
@@ -462,6 +498,7 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) ->
         all_words, all_refs = all_words.astype(common), all_refs.astype(common)
     shifts = np.zeros(n, dtype=np.int64)
     checked = np.zeros(n, dtype=np.int64)
+    near_band = np.zeros(n, dtype=bool)  # distance reaching a path that leaves the band, last round
     done = n_ref == 0
     edits[done] = n_hyp[done]
     size_order = np.lexsort((n_hyp, n_ref, np.maximum(n_hyp, n_ref)))
@@ -473,8 +510,8 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) ->
             h = max(int(n_hyp[batch].max()), 1)
             r = max(int(n_ref[batch].max()), 1)
             words = all_words[batch, :h]
-            now, counts, gain, move = _search_round(words, all_refs[batch, :r], n_hyp[batch],
-                                                    n_ref[batch], checked[batch])
+            now, counts, gain, move, near_band[batch] = _search_round(words, all_refs[batch, :r], n_hyp[batch],
+                                                                      n_ref[batch], checked[batch], near_band[batch])
             checked[batch] += counts
             stop = (checked[batch] >= MAX_SHIFT_CANDIDATES) | (gain <= 0)
             fin = batch[stop]
