@@ -442,12 +442,12 @@ def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
     if not full_band:
         exit_cost = band_exit_cost(lo_band, hi_band, n_hyp, n_ref)
         near = now >= exit_cost
-        near_band = np.flatnonzero(near)
-        if len(near_band) and not banded_first:
-            cols = np.concatenate([near_band, near_band + n_pairs])
+        rerun = np.flatnonzero(near)
+        if len(rerun) and not banded_first:
+            cols = np.concatenate([rerun, rerun + n_pairs])
             both[:, :, cols] = beam_matrices(both_words[cols], both_refs[cols], both_lo[cols], both_hi[cols],
                                              False, dtype, inf)
-            now[near_band] = fwd[n_hyp[near_band], n_ref[near_band], near_band] + n_ref[near_band]
+            now[rerun] = fwd[n_hyp[rerun], n_ref[rerun], rerun] + n_ref[rerun]
     equal = np.zeros(fwd.shape, dtype=bool)  # [i, j, p]: hypothesis word i - 1 is reference word j - 1
     np.equal(words.T[:, None, :], refs.T[None, :, :], out=equal[1:, 1:])
     align, hyp_err, ref_err = trace_alignment(fwd, equal, n_hyp, n_ref)
@@ -461,7 +461,7 @@ def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
     lo, span, rot = shifted_span(c_start, c_len, c_target, n_hyp[c_pair])
     # Candidates run without the band in their rewritten rows, a relaxation: a distance of at least
     # `now` means no gain either way, and one below every path leaving the band is the banded distance
-    # too; the others run again with the band.
+    # too; the others (only in pairs near the band) run again with it.
     after = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, False,
                                 dtype, inf, c_pair, lo, span, rot)
     if not full_band:
@@ -533,15 +533,17 @@ def _round_seconds(n_pairs: int, rows: int, width: int) -> float:
 def _merge_small(batches: List[np.ndarray], n_hyp: np.ndarray, n_ref: np.ndarray) -> List[np.ndarray]:
     """Merge each batch into the next while one round of the merged batch is estimated to cost less than
     one of each (small batches: the per-row overhead outweighs the padding), within the cell budget."""
+
+    def shape(batch):  # pairs, matrix rows, matrix columns
+        return len(batch), int(n_hyp[batch].max()) + 1, int(n_ref[batch].max()) + 1
+
     out: List[np.ndarray] = []
     for batch in batches:
         if out:
-            prev = out[-1]
-            shape = lambda b: (len(b), int(n_hyp[b].max()) + 1, int(n_ref[b].max()) + 1)
-            merged = np.concatenate([prev, batch])
+            merged = np.concatenate([out[-1], batch])
             n, rows, width = shape(merged)
-            if (n * rows * width <= _CELL_BUDGET
-                    and _round_seconds(n, rows, width) < _round_seconds(*shape(prev)) + _round_seconds(*shape(batch))):
+            separate = _round_seconds(*shape(out[-1])) + _round_seconds(*shape(batch))
+            if n * rows * width <= _CELL_BUDGET and _round_seconds(n, rows, width) < separate:
                 out[-1] = merged
                 continue
         out.append(batch)
