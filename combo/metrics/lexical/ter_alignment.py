@@ -52,7 +52,9 @@ neighbouring ones merged, as numpy's per-call overhead dominates them). Tricks:
 * the back-trace decides the step out of every cell for whole matrices at
   once, then follows the path with one gather per step over all pairs;
 * word ids are held in the smallest integer type that fits (word comparisons
-  are the most frequent operation).
+  are the most frequent operation), and so are matrices without the band:
+  their values are real distances, ``-width <= G <= rows``, so int8 below
+  127 rows and columns (int16 otherwise, and for the band's 'unreachable').
 """
 
 from __future__ import annotations
@@ -174,8 +176,8 @@ class _RowKernel:
     def __init__(self, width: int, dtype, inf: int):
         self.jr = np.arange(width, dtype=dtype)[:, None]
         self.dtype = dtype
-        self.inf = dtype(inf)
-        self.two_inf = dtype(2 * inf)
+        self.inf = dtype(min(inf, np.iinfo(dtype).max // 2))  # int8 rows never mask (no band), any value
+        self.two_inf = dtype(2 * self.inf)
 
     def penalty(self, lo, hi):
         """``inf`` outside columns ``[lo, hi)`` and ``-inf`` inside; ``lo``/``hi`` (..., pairs) give
@@ -398,7 +400,7 @@ def candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, bande
     end_row = ((n_hyp[pair] - lo - span) * width + n_ref[pair]) * both_pairs + n_pairs + pair
     tail = flat.take(end_row[None, :] - column_stride, mode="clip")
     total = cur.astype(np.int32) + tail
-    np.copyto(total, inf, where=kernel.jr > n_ref[pair][None, :])
+    np.copyto(total, 4 * inf, where=kernel.jr > n_ref[pair][None, :])  # columns past the reference
     out = np.empty(len(pair), dtype=np.int64)
     out[order] = total.min(axis=0) + n_ref[pair]
     return out
@@ -434,7 +436,9 @@ def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
     both_refs = np.concatenate([refs, reversed_padded(refs, n_ref, _REF_PAD)])
     both_lo, both_hi = np.concatenate([lo_band, rlo]), np.concatenate([hi_band, rhi])
     banded_first = not full_band and 4 * int(was_near_band.sum()) > n_pairs
-    both = beam_matrices(both_words, both_refs, both_lo, both_hi, not banded_first, dtype, inf)
+    # without the band every value is a real distance, G in [-width, rows]: int8 when that fits
+    small = np.int8 if not banded_first and rows < 127 and refs.shape[1] < 126 else dtype
+    both = beam_matrices(both_words, both_refs, both_lo, both_hi, not banded_first, small, inf)
     fwd = both[:, :, :n_pairs]
     pid = np.arange(n_pairs)
     now = fwd[n_hyp, n_ref, pid].astype(np.int64) + n_ref
@@ -444,6 +448,8 @@ def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
         near = now >= exit_cost
         rerun = np.flatnonzero(near)
         if len(rerun) and not banded_first:
+            both = both.astype(dtype, copy=False)  # room for the band's 'unreachable'
+            fwd = both[:, :, :n_pairs]
             cols = np.concatenate([rerun, rerun + n_pairs])
             both[:, :, cols] = beam_matrices(both_words[cols], both_refs[cols], both_lo[cols], both_hi[cols],
                                              False, dtype, inf)
@@ -463,7 +469,7 @@ def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
     # `now` means no gain either way, and one below every path leaving the band is the banded distance
     # too; the others (only in pairs near the band) run again with it.
     after = candidate_distances(both, words, refs, n_hyp, n_ref, lo_band, hi_band, False,
-                                dtype, inf, c_pair, lo, span, rot)
+                                both.dtype.type, inf, c_pair, lo, span, rot)
     if not full_band:
         unsure = np.flatnonzero((after >= exit_cost[c_pair]) & (after < now[c_pair]))
         if len(unsure):
