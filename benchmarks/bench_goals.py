@@ -10,7 +10,7 @@ sampled every 0.5 s; ``bench_stream.measure``).
   run, no score cache).
 * ``memory``: the same command on the first 150, 300, 600 and 1,200 segments (2,400 to 19,200 candidates),
   each cold: the exponent ``b`` of ``peak ~ rows^b`` (analyses stream when it is near 0).
-* ``train`` (``--train``, about a quarter of an hour): ``combo train`` with its default metrics
+* ``train`` (``--train``, about 12 minutes): ``combo train`` with its default metrics
   (``@heterogeneous``) on WMT12's four into-English pairs, leaving one pair out, cold
   (``bench_heterogeneous.py``'s first row).
 * the lexical rows against sacreBLEU and the command line's start-up (``bench_peers_process.py``).
