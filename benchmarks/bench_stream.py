@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -110,19 +111,27 @@ def save(rows: List[dict], path: Optional[str]) -> None:
 
 
 def measure(args, env):
-    """``python -m combo.cli ARGS`` in a fresh process: wall seconds, CPU seconds of the command and its workers,
-    peak memory (the largest sum of PSS over the process tree, sampled every 0.5 s: workers included, shared
-    pages counted once) in MB, and its standard output."""
+    """``python -m combo.cli ARGS`` in a fresh process: wall seconds (to its exit), CPU seconds of the command
+    and its workers, peak memory (the largest sum of PSS over the process tree, sampled every 0.5 s on a
+    thread: workers included, shared pages counted once) in MB, and its standard output."""
     before = os.times()
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "combo.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
-    peak = 0.0
-    while proc.poll() is None:
-        peak = max(peak, tree_pss_mb(proc.pid))
-        time.sleep(0.5)
-    wall = time.perf_counter() - t
+    peak, done = [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_pss_mb(proc.pid))
+            done.wait(0.5)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     out, err = proc.communicate()
+    wall = time.perf_counter() - t
+    done.set()
+    sampler.join()
+    peak = peak[0]
     after = os.times()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)}: {err[-2000:]}")
