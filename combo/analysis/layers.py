@@ -598,20 +598,15 @@ def _not_decoded(layer_name: str, texts: Sequence[str]):
     return layer, version, run, memo, list(dict.fromkeys(t for t in texts if t not in memo))
 
 
-def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None,
-             annotator: Optional[Callable[[str, List[str], Callable[[int, List[str]], None]], None]] = None) -> list:
-    """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once.
-
-    ``annotator(layer_name, texts, store)`` annotates the texts found in neither the memo nor the disk cache
-    and hands over their stored forms a piece at a time, ``store(start, values)`` for ``texts[start:]``, as
-    each piece is done (the scoring run's parallel annotation); by default the layer's annotator
-    in batches of :data:`BATCH`.
+def annotate(layer_name: str, texts: Sequence[str], progress: Optional[Callable[[int], None]] = None) -> list:
+    """The analysis of each text by layer ``layer_name``, in order; each distinct text annotated once (the
+    texts found in neither the memo nor the disk cache by the layer's annotator, in batches of :data:`BATCH`).
     """
     layer, version, run, memo, todo = _not_decoded(layer_name, texts)
     if todo:
         store = _Store(layer, version, run)
         keys = [_key(t) for t in todo]
-        stored = store.fill(keys, todo, progress, annotator)
+        stored = store.fill(keys, todo, progress)
         with _no_gc():  # decoding allocates many small tuples: the cyclic GC only slows it down
             decoded, damaged = _decode_all(layer, stored, keys, todo)
         if damaged:  # a damaged or hand-edited cache row: analysed again, the row replaced
@@ -637,12 +632,14 @@ def unprepared(layer_name: str, texts: Sequence[str]) -> List[str]:
 
 
 def prepare(layer_name: str, texts: Sequence[str],
-            annotator: Optional[Callable[[str, List[str], Callable[[int, List[str]], None]], None]] = None) -> None:
-    """Annotate the texts whose stored form is in neither the disk cache nor (without one) the run's memo, and
-    store them, without decoding anything: the tasks that read the layer then decode only their own texts."""
-    layer, version, run, _, todo = _not_decoded(layer_name, texts)
-    if todo:
-        _Store(layer, version, run).fill([_key(t) for t in todo], todo, None, annotator, values=False)
+            annotator: Callable[[str, List[str], Callable[[int, List[str]], None]], None]) -> None:
+    """Annotate ``texts``, which :func:`unprepared` found stored nowhere, and store them without decoding anything:
+    the tasks that read the layer then decode only their own texts. ``annotator(layer_name, texts, store)``
+    annotates them in :meth:`Layer.order` and hands over their stored forms a piece at a time,
+    ``store(start, values)`` for ``texts[start:]``, as each piece is done (the scoring run's parallel annotation).
+    """
+    layer = get_layer(layer_name)
+    _Store(layer, layer.version(), _memo()).add(list(texts), annotator)
 
 
 class _Store:
@@ -667,22 +664,11 @@ class _Store:
             with _lock:
                 self.run.stored.setdefault(self.version, {}).update(items)
 
-    def fill(self, keys: List[bytes], texts: List[str], progress, annotator, values: bool = True) -> Dict[bytes, str]:
-        """The stored forms of ``texts`` (``keys``), annotating and storing the missing ones (with ``values=False``
-        only the new ones are returned)."""
-        stored = self.get(keys, values)
+    def fill(self, keys: List[bytes], texts: List[str], progress) -> Dict[bytes, str]:
+        """The stored forms of ``texts`` (``keys``), annotating and storing the missing ones in batches of
+        :data:`BATCH`."""
+        stored = self.get(keys)
         missing = ordered(self.layer, [(k, t) for k, t in zip(keys, texts) if k not in stored], lambda kt: kt[1])
-        if not values:
-            stored = {}
-        if annotator is not None and missing:
-            def store(start: int, piece: List[str]) -> None:  # each piece stored as it comes, none held here
-                new = [(k, v) for (k, _), v in zip(missing[start:start + len(piece)], piece)]
-                self.put(new)
-                if values:
-                    stored.update(new)
-
-            annotator(self.layer.name, [t for _, t in missing], store)
-            missing = []
         for start in range(0, len(missing), BATCH):
             batch = missing[start:start + BATCH]
             new = [(k, v) for (k, _), v in zip(batch, self.layer.annotate_batch([t for _, t in batch]))]
@@ -691,6 +677,16 @@ class _Store:
             if progress is not None:
                 progress(len(batch))
         return stored
+
+    def add(self, texts: List[str], annotator) -> None:
+        """Annotate ``texts`` (stored nowhere yet) with ``annotator`` (see :func:`prepare`), storing each piece
+        as it comes and holding none here."""
+        missing = ordered(self.layer, [(_key(t), t) for t in texts], lambda kt: kt[1])
+
+        def store(start: int, piece: List[str]) -> None:
+            self.put([(k, v) for (k, _), v in zip(missing[start:start + len(piece)], piece)])
+
+        annotator(self.layer.name, [t for _, t in missing], store)
 
 
 def annotate_texts(layer_name: str, texts: Sequence[str]) -> List[str]:
