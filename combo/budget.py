@@ -12,6 +12,7 @@ naming the segment and the budget it needs.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Optional, Union
@@ -39,12 +40,19 @@ def parse_memory(value: Union[None, int, float, str]) -> int:
     return int(size)
 
 
-def format_bytes(n: float) -> str:
-    """``1.5 GB``, ``312 MB``, ``4 KB``."""
+def format_bytes(n: float, up: bool = False) -> str:
+    """``1.5 GB``, ``312 MB``, ``4 KB`` (three significant digits); ``up``: rounded up, so that a budget of the
+    size written holds ``n`` bytes."""
     for unit, size in (("GB", 1024 ** 3), ("MB", 1024 ** 2), ("KB", 1024)):
         if n >= size:
-            return f"{n / size:.3g} {unit}"
-    return f"{int(n)} B"
+            value = n / size
+            if up:
+                scale = 10.0 ** (2 - math.floor(math.log10(value)))
+                value = math.ceil(value * scale) / scale
+                while parse_memory(f"{value:.4g}{unit}") < n:  # float error in the last digit
+                    value += 1 / scale
+            return f"{value:.4g} {unit}" if up else f"{value:.3g} {unit}"
+    return f"{math.ceil(n) if up else int(n)} B"
 
 
 @dataclass(frozen=True)
@@ -76,15 +84,20 @@ class Budget:
         """uint64 words of one chunk of dominance bitsets (several such arrays live at once)."""
         return max(1 << 16, self.bytes // 8 // 8 // 6)
 
-    def check_segment(self, n_ref: int, n_metrics: int, segment: Optional[int] = None, what: str = "KING") -> None:
-        """Refuse a budget that cannot hold one segment's work (its pairs, sorted per metric, and one bitset row)."""
+    def check_segment(self, n_ref: int, n_metrics: int, segment: Optional[int] = None, what: str = "KING",
+                      fewest_refs: int = 2) -> None:
+        """Refuse a budget that cannot hold one segment's work (its pairs, sorted per metric, and one bitset row).
+        The fix offers ``--max-refs`` only when a cap of at least ``fewest_refs`` references fits."""
         need = segment_need(n_ref, n_metrics)
         if need > self.bytes:
             where = "" if segment is None else f" (segment {segment})"
+            fits = n_ref - 1
+            while fits >= fewest_refs and segment_need(fits, n_metrics) > self.bytes:
+                fits -= 1
+            cap = f", or cap references with --max-refs {fits}" if fits >= fewest_refs else ""
             raise OptionError(f"memory budget {format_bytes(self.bytes)} is too small for one segment of {what}: "
                               f"{n_ref} references x {n_metrics} metrics{where} need about {format_bytes(need)}. "
-                              f"Fix: raise --memory to at least {format_bytes(need)}, or cap references with "
-                              "--max-refs")
+                              f"Fix: raise --memory to at least {format_bytes(need, up=True)}{cap}")
 
 
 def segment_need(n_ref: int, n_metrics: int) -> int:

@@ -70,7 +70,8 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     plan = king_plan(segments, triples, higher_is_better, metric_names, max_refs, seed, ties, held_out,
                      segment_population)
     for i in plan.draws:  # in segment order: the first segment too large for the budget is named
-        budget.check_segment(plan.kept_references(segments, i), segment_shape(segments, i)[0], i)
+        budget.check_segment(plan.kept_references(segments, i), segment_shape(segments, i)[0], i,
+                             fewest_refs=min_references(triples) + 1)
     # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
     # work of under a second stays in this process, where starting workers would cost more than it saves
     remote = on_cluster()  # on a cluster whatever ``jobs`` says

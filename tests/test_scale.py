@@ -528,6 +528,27 @@ def test_a_worker_that_dies_is_one_clear_error():
     assert multiprocessing.active_children() == []
 
 
+def test_the_fix_a_king_memory_refusal_offers_works():
+    # the --memory it asks for holds the segment (rounded up, not to the nearest), and a --max-refs cap is
+    # offered only when one of at least the fewest references fits the budget given
+    import re
+
+    from combo.budget import Budget, segment_need
+
+    for n_ref, n_metrics in [(5, 1), (5, 4), (12, 37), (3, 2), (40, 9)]:
+        budget = Budget(segment_need(n_ref, n_metrics) - 1)
+        with pytest.raises(OptionError) as refused:
+            budget.check_segment(n_ref, n_metrics, fewest_refs=3)
+        asked = re.search(r"at least ([0-9.]+) ([KMG]B)", str(refused.value))
+        Budget.of(asked.group(1) + asked.group(2)).check_segment(n_ref, n_metrics)
+        cap = re.search(r"--max-refs (\d+)", str(refused.value))
+        if cap:
+            assert 3 <= int(cap.group(1)) < n_ref
+            budget.check_segment(int(cap.group(1)), n_metrics)
+        else:
+            assert segment_need(3, n_metrics) > budget.bytes
+
+
 def test_cli_memory_budget_too_small_exits_2_with_one_line(tmp_path):
     out = tmp_path / "out.json"
     res = CliRunner().invoke(main, ["search", "-q", "--testbed", "example", "-m", "chrf", "--memory", "1K",
