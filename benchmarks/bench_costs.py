@@ -48,6 +48,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import statistics
 import sys
 import tempfile
@@ -148,20 +149,51 @@ def _at_least(low: int):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--lp", default="de-en")
-    ap.add_argument("--rows", type=_at_least(PROBE), default=4000)
+    ap.add_argument("--data", type=Path, default=DATA,
+                    help="the shared data folder, holding wmt12/ (default: %(default)s)")
+    ap.add_argument("--lp", default="de-en", help="a WMT12 into-English pair (default: %(default)s)")
+    ap.add_argument("--rows", type=_at_least(PROBE), default=4000,
+                    help=f"rows of the sample, at least {PROBE} (default: %(default)s)")
     ap.add_argument("--repeat", type=_at_least(1), default=3,
                     help="BLEU and each metric timed in alternation, this often")
     ap.add_argument("--cold-budget", type=float, default=60.0, help="CPU seconds of a metric's first call, at most")
     ap.add_argument("--warm-budget", type=float, default=3.0, help="CPU seconds of a timed call, at most")
-    ap.add_argument("--metrics", default=None, help="comma-separated names (default: every registered text metric)")
-    ap.add_argument("--out", type=Path, default=None, help="default: combo.metrics.base.COSTS_FILE, the table read")
+    ap.add_argument("--metrics", default=None,
+                    help="comma-separated names (default: every registered text metric); needs --out")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default: combo.metrics.base.COSTS_FILE, the table combo reads (only a run of every metric "
+                         "writes it)")
     args = ap.parse_args()
     command = " ".join(["python benchmarks/bench_costs.py"] + [shlex.quote(a) for a in sys.argv[1:]])
+    check_paths(ap, args)
+    cache = tempfile.mkdtemp(prefix="combo-bench-costs-")  # cold: filled by the warm-ups, removed at the end
+    os.environ["COMBO_CACHE_DIR"] = cache
+    try:
+        measure(ap, args, command)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
 
+
+def check_paths(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, before anything is measured, data that is not there and an output that cannot be written."""
+    plain = args.data / "wmt12" / "plain"
+    outputs = plain / "system-outputs" / "newstest2012"
+    if not (plain / "references" / "newstest2012-ref.en").is_file() or not outputs.is_dir():
+        ap.error(f"--data {args.data}: no WMT12 newstest2012 under wmt12/plain (fix: give the shared data folder, "
+                 f"as in --data ../shared/data)")
+    if not (outputs / args.lp).is_dir():
+        pairs = sorted(p.name for p in outputs.iterdir() if p.is_dir() and p.name.endswith("-en"))
+        ap.error(f"--lp {args.lp}: not a WMT12 into-English pair here (fix: one of {', '.join(pairs)})")
+    if args.metrics and args.out is None:
+        ap.error("--metrics measures some metrics only, and the table combo reads holds every metric "
+                 "(fix: add --out FILE)")
+    if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
+        ap.error(f"--out {args.out}: not a file in an existing folder (fix: create the folder first)")
+
+
+def measure(ap: argparse.ArgumentParser, args: argparse.Namespace, command: str) -> None:
+    """Measure the metrics and write the table (see the module's docstring)."""
     os.environ.setdefault("NLTK_DATA", str(args.data / "nltk_data"))
-    os.environ["COMBO_CACHE_DIR"] = tempfile.mkdtemp(prefix="combo-bench-costs-")  # cold: filled by the warm-ups
     sys.path.insert(0, str(ROOT))
     from combo.metrics.base import COSTS_FILE, Rows
     from combo.errors import OptionError
@@ -238,4 +270,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("bench_costs.py: interrupted; nothing was written")
