@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -115,11 +116,14 @@ def lexical_rows() -> List[dict]:
 
 
 def goal_rows(train: bool = False) -> List[dict]:
-    work = Path(tempfile.mkdtemp(prefix="combo-goals-"))
-    rows = slice_rows(work)
-    rows.append(memory_row(work))
-    if train:
-        rows.extend(train_rows(work))
+    work = Path(tempfile.mkdtemp(prefix="combo-goals-"))  # the slices and their scores, removed at the end
+    try:
+        rows = slice_rows(work)
+        rows.append(memory_row(work))
+        if train:
+            rows.extend(train_rows(work))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     rows.extend(lexical_rows())
     return rows
 
@@ -135,9 +139,11 @@ def print_table(rows: List[dict]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--train", action="store_true", help="also the full combo train row (about 15 minutes)")
-    ap.add_argument("--json", default=None)
+    ap.add_argument("--train", action="store_true", help="also the full combo train row (about 12 minutes)")
+    ap.add_argument("--json", default=None, help="also write the rows to this file")
     args = ap.parse_args()
+    if args.json and (Path(args.json).is_dir() or not Path(args.json).resolve().parent.is_dir()):
+        ap.error(f"--json {args.json}: not a file in an existing folder (fix: create the folder first)")
     rows = goal_rows(args.train)
     print_table(rows)
     if args.json:

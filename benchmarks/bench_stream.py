@@ -13,8 +13,10 @@ Run: ``python benchmarks/bench_stream.py --sizes 10000 100000 1000000``.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,8 +85,10 @@ def run(folder: Path, metrics: str, jobs: int, memory: str):
 
 def cold_env(prefix: str) -> Tuple[dict, Path]:
     """The environment of a cold run and its own empty cache folder (analyses, and scores/ beside them): this
-    checkout's combo, the shared data and its WordNet."""
+    checkout's combo, the shared data and its WordNet. The folder is removed when the benchmark exits (a cold
+    training run leaves some 760 MB there)."""
     cache = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, cache, True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), COMBO_DATA_HOME=str(DATA), COMBO_CACHE_DIR=str(cache))
     env.setdefault("NLTK_DATA", str(DATA / "nltk_data"))
     return env, cache

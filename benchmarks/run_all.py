@@ -216,7 +216,7 @@ def main() -> None:
                     help="also the goals of the heterogeneous metrics and the lexical whole-process rows "
                          "(bench_goals.py: about 5 minutes)")
     ap.add_argument("--goals-train", action="store_true",
-                    help="the goals and the cold combo train on WMT12's four pairs (about 15 minutes more)")
+                    help="the goals and the cold combo train on WMT12's four pairs (about 12 minutes more)")
     ap.add_argument("--render", default=None, metavar="JSON",
                     help="only draw the plots (to --plots, default docs/benchmarks) from a JSON written by --json")
     args = ap.parse_args()
