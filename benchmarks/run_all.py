@@ -221,7 +221,11 @@ def main() -> None:
                     help="only draw the plots (to --plots, default docs/benchmarks) from a JSON written by --json")
     args = ap.parse_args()
     if args.render:
-        rows = json.loads(Path(args.render).read_text(encoding="utf-8"))["rows"]
+        try:
+            rows = json.loads(Path(args.render).read_text(encoding="utf-8"))["rows"]
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            ap.error(f"--render {args.render}: not a JSON written by --json ({type(err).__name__}: {err}) "
+                     "(fix: give the file a run's --json wrote)")
         print(f"wrote {plot(rows, Path(args.plots or ROOT / 'docs' / 'benchmarks'))}")
         return
     ref, systems = load()
