@@ -1,4 +1,5 @@
-"""The batched PTK against the one-pair reference, to the bit, and the tree builders against their former code.
+"""The batched PTK, SST and ST against their one-pair references, to the bit, and the tree builders against their
+former code.
 
 Real trees: WMT12 de-en sentences (the reference and two systems) parsed by the ``dependencies`` layer
 (spaCy, built with ``from_dependencies``) and the ``shallow`` layer (built with ``from_chunks``).
@@ -11,7 +12,8 @@ import numpy as np
 import pytest
 
 from combo.analysis import kernels
-from combo.analysis.kernels import TreeKernel, _partial_tree_batch, _partial_tree_pair, _PtkForest, normalise
+from combo.analysis.kernels import (TreeKernel, _Forest, _partial_tree_batch, _partial_tree_pair, _PtkForest,
+                                    _subset_tree_batch, _subset_tree_pair, normalise)
 from combo.analysis.layers import annotate
 from combo.analysis.trees import (EMPTY_TREE, VARIANTS, Tree, TreeIds, TreeIndex, _check_label, _reaches_root,
                                   from_chunks, from_dependencies, parse_bracketed, tree_ids, variant)
@@ -103,6 +105,26 @@ def test_batched_ptk_does_not_depend_on_how_it_is_cut(real_trees, monkeypatch):
         assert_batch_is_reference(trees, left, right, 0.4, 0.4, step=333)
         monkeypatch.setattr(kernels, "_STEP_COST", 0)  # every shape its own table
         assert_batch_is_reference(trees, left, right, 0.6, 0.3, step=211)
+
+
+@pytest.mark.parametrize("lam", [0.4, 1.0, 0.013])
+def test_batched_sst_and_st_equal_reference_on_every_tree_shape(real_trees, lam):
+    """The forest numbers productions itself, from label ids and child counts in numpy: the values are the
+    one-pair code's (which reads the trees' own production ids; it adds a pair's Deltas in another order, so
+    to 1e-12), and the same to the bit however the pairs are cut in batches."""
+    with tree_ids(fresh=True):
+        trees = [variant(t, name) for t in real_trees[::7] for name in VARIANTS]
+        trees += tricky_trees() + real_trees[::7]
+        left, right = hyp_ref_pairs(len(trees), random.Random(9))
+        forest = _Forest(trees)
+        for sigma in (1.0, 0.0):  # SST, ST
+            expected = np.array([_subset_tree_pair(trees[i].index, trees[j].index, lam, sigma)
+                                 for i, j in zip(left, right)])
+            whole = _subset_tree_batch(forest, left, right, lam, sigma)
+            np.testing.assert_allclose(whole, expected, rtol=1e-12, atol=0)
+            cut = np.concatenate([_subset_tree_batch(forest, left[k:k + 97], right[k:k + 97], lam, sigma)
+                                  for k in range(0, len(left), 97)])
+            assert np.array_equal(cut, whole)
 
 
 def test_tree_kernel_pairs_use_the_batch(real_trees, parses):

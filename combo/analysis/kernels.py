@@ -277,7 +277,7 @@ def ptk(a: Tree, b: Tree, lam: float = DEFAULT_LAMBDA, mu: float = DEFAULT_MU) -
 
 
 # ---------------------------------------------------------------------------
-# SST and ST, many pairs at once (numpy)
+# Trees end to end, in numpy (the batched kernels' forests)
 # ---------------------------------------------------------------------------
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -300,35 +300,132 @@ def _runs(keys: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return keys[starts], starts, counts
 
 
+def _chained(lists, count: int) -> np.ndarray:
+    return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=count)
+
+
+def _preorder_structure(arity: np.ndarray, tree: np.ndarray, root: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Parent (global position, -1 at a root) and height of every node of pre-order trees laid end to end
+    (``tree``: each node's tree, ``root``: its tree's first position), from the child counts alone.
+
+    Reading a tree in pre-order, each node takes the top slot of a stack and pushes one slot per child: a
+    node's parent is the last node before it that pushed a slot at the level it takes. Depths by pointer
+    jumping, then heights a depth at a time from the deepest.
+    """
+    total = len(arity)
+    step = arity - 1
+    before = np.cumsum(step) - step
+    level = 1 + before - before[root]  # the slot a node takes: the number on the stack before it
+    last = np.flatnonzero(np.append(tree[1:] != tree[:-1], True)) if total else np.zeros(0, dtype=np.int64)
+    if np.any(level[last] + step[last] != 0):  # a tree's last node empties the stack
+        raise InputError("the pre-order sequence ends before every node has its children")
+    pushers = np.flatnonzero(arity)
+    pushed, by = _ranges(level[pushers], arity[pushers])
+    width = np.int64(int(pushed.max()) + 1 if len(pushed) else 2)
+    keys = np.sort((tree[pushers][by] * width + pushed) * total + pushers[by])
+    query = (tree * width + level) * total + np.arange(total)
+    at = np.maximum(np.searchsorted(keys, query) - 1, 0)
+    is_root = np.arange(total) == root
+    if len(keys):
+        found = keys[at]
+        if not np.array_equal(found[~is_root] // total, query[~is_root] // total):
+            raise InputError("the pre-order sequence ends before every node has its children")
+        parent = np.where(is_root, -1, found % total)
+    else:  # no node has children: each tree is its root alone (its last node emptied the stack above)
+        parent = np.full(total, -1, dtype=np.int64)
+    depth = (~is_root).astype(np.int64)
+    up = parent.copy()
+    live = np.flatnonzero(up >= 0)
+    while len(live):
+        depth[live] += depth[up[live]]
+        up[live] = up[up[live]]
+        live = live[up[live] >= 0]
+    height = np.zeros(total, dtype=np.int64)
+    by_depth = _stable_order(depth.max() - depth) if total else np.zeros(0, dtype=np.int64)
+    for nodes in np.split(by_depth, np.flatnonzero(np.diff(depth[by_depth])) + 1):
+        if not len(nodes) or depth[nodes[0]] == 0:
+            break
+        np.maximum.at(height, parent[nodes], height[nodes] + 1)
+    return parent, height
+
+
+# ---------------------------------------------------------------------------
+# SST and ST, many pairs at once (numpy)
+# ---------------------------------------------------------------------------
+
+def _production_ids(label: np.ndarray, arity: np.ndarray, by_parent: np.ndarray,
+                    first_child: np.ndarray) -> np.ndarray:
+    """Production id of every node of a forest (-1 at a leaf), numbered within the forest: two nodes share
+    an id exactly when their labels and the ordered codes of their children (label, leaf or not) are equal.
+
+    Ranked one child position at a time: a node's key is the rank of (previous key, next child's code) among
+    the nodes with that many children or more; the nodes whose children are all read get their ids.
+    """
+    code = 2 * label + (arity == 0)
+    width = np.int64(int(code.max()) + 1 if len(code) else 1)
+    production = np.full(len(label), -1, dtype=np.int64)
+    nodes = np.flatnonzero(arity)
+    _, key = np.unique(arity[nodes] * width + label[nodes], return_inverse=True)
+    key, next_id, position = key.reshape(-1), 0, 0
+    while len(nodes):
+        distinct, key = np.unique(key * width + code[by_parent[first_child[nodes] + position]], return_inverse=True)
+        key = key.reshape(-1)
+        position += 1
+        done = arity[nodes] == position
+        production[nodes[done]] = next_id + key[done]
+        next_id += len(distinct)
+        nodes, key = nodes[~done], key[~done]
+    internal = production >= 0
+    _, dense = np.unique(production[internal], return_inverse=True)
+    production[internal] = dense.reshape(-1)
+    return production
+
+
 class _Forest:
-    """Phrasal nodes of distinct trees end to end (see ``TreeIndex.packed``).
+    """Phrasal nodes (internal nodes above pre-terminals) of distinct trees end to end, for
+    :func:`_subset_tree_batch`.
 
     Phrasal node ``u`` (global position) has ``production[u]``, ``height[u]`` and
-    children records ``child_ptr[u]:child_ptr[u+1]`` (``child_production``,
-    ``child_rank``); the phrasal nodes of tree ``t`` are
-    ``tree_ptr[t]:tree_ptr[t+1]``, sorted by production. ``preterminals``
-    (trees x productions, sparse) counts the pre-terminal productions of each tree.
+    children records ``child_ptr[u]:child_ptr[u+1]`` (``child_production``, -1 for a
+    leaf; ``child_rank``: the child's position among the phrasal nodes of its
+    production in its tree, -2 for a pre-terminal, -1 for a leaf); the phrasal
+    nodes of tree ``t`` are ``tree_ptr[t]:tree_ptr[t+1]``, sorted by (production,
+    pre-order id). ``preterminals`` (trees x productions, sparse) counts the
+    pre-terminal productions of each tree. Only the trees' label ids and child
+    counts are read, in numpy; production ids are the forest's own (the kernels
+    only compare them).
     """
 
     def __init__(self, trees: Sequence[Tree]):
-        packs = [t.index.packed() for t in trees]
-        tables = []
-        for k in range(3):
-            parts = [pack[k] for pack in packs]
-            rows = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
-            table = np.concatenate(parts) if parts else np.zeros((0, 3 - (k > 0)), dtype=np.int32)
-            tables.append((table, np.concatenate(([0], np.cumsum(rows)))))
-        (phrasal, self.tree_ptr), (children, _), (pre, pre_ptr) = tables
-        column = np.ascontiguousarray
-        self.production, self.height = column(phrasal[:, 0]), column(phrasal[:, 1])
-        self.child_ptr = np.concatenate(([0], np.cumsum(phrasal[:, 2], dtype=np.int64)))
-        self.child_production, self.child_rank = column(children[:, 0]), column(children[:, 1])
-        n_prod = 1 + max(int(pre[:, 0].max()) if len(pre) else 0,
-                         int(self.production.max()) if len(self.production) else 0)
-        self.n_productions = np.int64(n_prod)
-        self.preterminals = sparse.csr_matrix(
-            (pre[:, 1].astype(float), pre[:, 0], pre_ptr),
-            shape=(len(trees), n_prod))  # each row's productions are distinct and sorted
+        indexes = [t.index for t in trees]
+        n_trees = len(trees)
+        sizes = np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=n_trees)
+        offset = np.concatenate(([0], np.cumsum(sizes)))
+        total = int(offset[-1])
+        label = _chained((ix.label_ids for ix in indexes), total)
+        arity = _chained((t.arities for t in trees), total)
+        tree = np.repeat(np.arange(n_trees, dtype=np.int64), sizes)
+        parent, height = _preorder_structure(arity, tree, offset[tree])
+        # the children of a node, in order, are the nodes whose parent it is, by pre-order id
+        has_parent = np.flatnonzero(parent >= 0)
+        by_parent = has_parent[np.argsort(parent[has_parent], kind="stable")]
+        first_child = np.cumsum(arity) - arity
+        production = _production_ids(label, arity, by_parent, first_child)
+        self.n_productions = n_prod = np.int64(int(production.max()) + 1 if total else 1)
+        phrasal = np.flatnonzero(height > 1)
+        phrasal = phrasal[np.lexsort((production[phrasal], tree[phrasal]))]  # stable: by pre-order id within
+        rank = np.where(height == 1, -2, -1)
+        _, starts, counts = _runs(tree[phrasal] * n_prod + production[phrasal])
+        rank[phrasal] = np.arange(len(phrasal)) - np.repeat(starts, counts)
+        self.tree_ptr = np.concatenate(([0], np.cumsum(np.bincount(tree[phrasal], minlength=n_trees))))
+        self.production, self.height = production[phrasal], height[phrasal]
+        self.child_ptr = np.concatenate(([0], np.cumsum(arity[phrasal])))
+        slots, _ = _ranges(first_child[phrasal], arity[phrasal])
+        kids = by_parent[slots]
+        self.child_production, self.child_rank = production[kids], rank[kids]
+        pre = height == 1
+        self.preterminals = sparse.csr_matrix(  # duplicates add up: each row's productions distinct, sorted
+            (np.ones(int(pre.sum())), (tree[pre], production[pre])), shape=(n_trees, int(n_prod)))
 
 
 def _subset_tree_batch(f: _Forest, left: np.ndarray, right: np.ndarray,
@@ -406,10 +503,6 @@ def _subset_tree_batch(f: _Forest, left: np.ndarray, right: np.ndarray,
 # PTK, many pairs at once (numpy)
 # ---------------------------------------------------------------------------
 
-def _chained(lists, count: int) -> np.ndarray:
-    return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=count)
-
-
 def _stable_order(keys: np.ndarray) -> np.ndarray:
     """``np.argsort(keys, kind="stable")``, as a radix sort when the keys fit in 16 bits (small non-negative ints)."""
     if len(keys) and 0 <= keys.min() and keys.max() < 2 ** 15:
@@ -430,51 +523,6 @@ def _equal_key_pairs(keys_l: np.ndarray, keys_r: np.ndarray) -> Tuple[np.ndarray
     q, group = _ranges(np.zeros(len(m_l), dtype=np.int64), count_l[m_l] * width)
     width = width[group]
     return start_l[m_l][group] + q // width, start_r[m_r][group] + q % width
-
-
-def _preorder_structure(arity: np.ndarray, tree: np.ndarray, root: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """Parent (global position, -1 at a root) and height of every node of pre-order trees laid end to end
-    (``tree``: each node's tree, ``root``: its tree's first position), from the child counts alone.
-
-    Reading a tree in pre-order, each node takes the top slot of a stack and pushes one slot per child: a
-    node's parent is the last node before it that pushed a slot at the level it takes. Depths by pointer
-    jumping, then heights a depth at a time from the deepest.
-    """
-    total = len(arity)
-    step = arity - 1
-    before = np.cumsum(step) - step
-    level = 1 + before - before[root]  # the slot a node takes: the number on the stack before it
-    last = np.flatnonzero(np.append(tree[1:] != tree[:-1], True)) if total else np.zeros(0, dtype=np.int64)
-    if np.any(level[last] + step[last] != 0):  # a tree's last node empties the stack
-        raise InputError("the pre-order sequence ends before every node has its children")
-    pushers = np.flatnonzero(arity)
-    pushed, by = _ranges(level[pushers], arity[pushers])
-    width = np.int64(int(pushed.max()) + 1 if len(pushed) else 2)
-    keys = np.sort((tree[pushers][by] * width + pushed) * total + pushers[by])
-    query = (tree * width + level) * total + np.arange(total)
-    at = np.maximum(np.searchsorted(keys, query) - 1, 0)
-    is_root = np.arange(total) == root
-    if len(keys):
-        found = keys[at]
-        if not np.array_equal(found[~is_root] // total, query[~is_root] // total):
-            raise InputError("the pre-order sequence ends before every node has its children")
-        parent = np.where(is_root, -1, found % total)
-    else:  # no node has children: each tree is its root alone (its last node emptied the stack above)
-        parent = np.full(total, -1, dtype=np.int64)
-    depth = (~is_root).astype(np.int64)
-    up = parent.copy()
-    live = np.flatnonzero(up >= 0)
-    while len(live):
-        depth[live] += depth[up[live]]
-        up[live] = up[up[live]]
-        live = live[up[live] >= 0]
-    height = np.zeros(total, dtype=np.int64)
-    by_depth = _stable_order(depth.max() - depth) if total else np.zeros(0, dtype=np.int64)
-    for nodes in np.split(by_depth, np.flatnonzero(np.diff(depth[by_depth])) + 1):
-        if not len(nodes) or depth[nodes[0]] == 0:
-            break
-        np.maximum.at(height, parent[nodes], height[nodes] + 1)
-    return parent, height
 
 
 class _PtkForest:

@@ -125,12 +125,12 @@ class TreeIndex:
     Since children have larger pre-order ids than their parent, visiting nodes
     by decreasing id is a valid dynamic-programming order. ``label_ids``,
     ``arities`` and ``cache`` are made with the index, the rest on first use
-    (the batched PTK derives what it needs from the first two, in numpy).
+    (the batched kernels derive what they need from the first two, in numpy).
     """
 
     __slots__ = ("ids", "n", "label_ids", "arities", "cache", "_children", "_parent", "_end", "_height",
                  "_production_ids", "_preterminal_counts", "_phrasal_by_production",
-                 "_by_production", "_by_label", "_postorder", "_arrays")
+                 "_by_production", "_by_label", "_postorder")
 
     def __init__(self, labels: Tuple[str, ...], arities: Tuple[int, ...], numbering: Optional[TreeIds] = None):
         numbering = self.ids = numbering or current_tree_ids()
@@ -148,7 +148,6 @@ class TreeIndex:
         self._by_production: Optional[Dict[int, List[int]]] = None
         self._by_label: Optional[Dict[int, List[int]]] = None
         self._postorder: Optional[List[int]] = None
-        self._arrays = None
 
     def _build(self) -> None:
         """Children, parents, subtree ends, heights and productions, in one right-to-left pass (label ids
@@ -255,36 +254,6 @@ class TreeIndex:
                         stack.extend((c, False) for c in reversed(children[node]))
             self._postorder = order
         return self._postorder
-
-    def packed(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Three small int32 tables for vectorised subset-tree kernels.
-
-        Only phrasal nodes (internal nodes above pre-terminals) and their children
-        matter to the batched SST/ST; pre-terminal pairs count by production.
-        ``phrasal`` (k x 3): production, height, arity of each phrasal node,
-        sorted by production; ``children`` (c x 2): for each child of those
-        nodes in order, its production (-1 for a leaf) and rank (position among
-        the phrasal nodes of its production; -2 for a pre-terminal, -1 for a
-        leaf); ``preterminals`` (t x 2): the distinct pre-terminal productions,
-        sorted, and how many pre-terminals have each.
-        """
-        if self._arrays is None:
-            prods, height, children = self.production_ids, self.height, self.children
-            phrasal = sorted((p, i) for i, p in enumerate(prods) if height[i] > 1)
-            rank = [-2 if h == 1 else -1 for h in height]
-            previous, position = -1, 0
-            for p, i in phrasal:
-                position = position + 1 if p == previous else 0
-                rank[i] = position
-                previous = p
-            kids = [c for _, i in phrasal for c in children[i]]
-            self._arrays = (
-                np.array([(p, height[i], len(children[i])) for p, i in phrasal],
-                         dtype=np.int32).reshape(-1, 3),
-                np.array([(prods[c], rank[c]) for c in kids], dtype=np.int32).reshape(-1, 2),
-                np.array(sorted(self.preterminal_counts.items()), dtype=np.int32).reshape(-1, 2),
-            )
-        return self._arrays
 
 
 # ---------------------------------------------------------------------------
