@@ -167,3 +167,16 @@ def test_a_damaged_wordnet_is_one_error_naming_its_file(tmp_path):
     for line in out:
         assert f"found at {tmp_path / 'nltk' / 'corpora' / 'wordnet.zip'} but unreadable (BadZipFile" in line
         assert "fetch it again: combo data fetch wordnet" in line
+
+
+def test_the_command_line_starts_without_the_network_or_the_statistics_it_does_not_run():
+    # every command pays for what `import combo.cli` imports: downloading (http, email: 20-35 ms) and the
+    # meta-evaluation statistics load when used
+    import subprocess
+    import sys
+
+    unwanted = ("http.client", "urllib.request", "email.parser", "combo.meta.significance", "combo.meta.wmt23",
+                "scipy.stats")
+    code = f"import sys, combo.cli; print([m for m in {unwanted!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import http.client
 import os
 import shutil
 import sys
 import tarfile
 import tempfile
-import urllib.request
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -629,6 +627,8 @@ Opener = Callable[[str], BinaryIO]
 
 
 def _default_urlopen(url: str) -> BinaryIO:
+    import urllib.request  # here, not at the top: http and email cost every command 35 ms to import
+
     from .._version import __version__
     request = urllib.request.Request(url, headers={"User-Agent": f"combo-eval/{__version__}"})
     return urllib.request.urlopen(request, timeout=_TIMEOUT)  # noqa: S310 (URLs are from the catalogue)
@@ -744,6 +744,8 @@ def _retry_fix(ds: Dataset) -> str:
 def _obtain(ds: Dataset, src: Source, files: Sequence[DataFile], staging: Path, opener: Opener,
             log: Callable[[str], None]) -> None:
     """Download one source (mirrors in order) and leave its verified files under ``staging``."""
+    import http.client
+
     failures: List[Tuple[str, Exception]] = []
     download = staging / ".download"
     for url in src.urls:

@@ -11,15 +11,36 @@
   :mod:`combo.metric_unit_tests` (it scores text, so it sits above this package).
 """
 
-from .correlation import CorrelationResult, correlate, correlation_values, kendall_tau, pearson, spearman
-from .likeness import KING_TIES, KingResult, OrangeResult, king, orange
-from .pairwise import (KendallLikeResult, PreferencePairs, TieAccuracyResult, pair_scores,
-                       pairs_from_rankings, pairs_from_scores, pairwise_accuracy_with_ties,
-                       pairwise_accuracy_with_ties_values, wmt_kendall, wmt_kendall_values)
-from .significance import (BootstrapResult, SignificanceResult, WilliamsResult, bootstrap,
-                           paired_bootstrap_test, permutation_test, williams_test, williams_test_scores)
-from .wmt23 import (TaskRanking, average_clusters, seg_acc_eq, seg_correlation, significance_clusters,
-                    sys_pairwise_accuracy, sys_pearson, wmt23_average, wmt23_tasks)
+import importlib
+
+#: Each public name and the module that defines it: imported on first use, so that a command reading one
+#: constant (the command line's option choices) does not import every statistic and SciPy's with them.
+_HOME = {
+    "correlation": ("CorrelationResult", "correlate", "correlation_values", "kendall_tau", "pearson", "spearman"),
+    "likeness": ("KING_TIES", "KingResult", "OrangeResult", "king", "orange"),
+    "pairwise": ("KendallLikeResult", "PreferencePairs", "TieAccuracyResult", "pair_scores", "pairs_from_rankings",
+                 "pairs_from_scores", "pairwise_accuracy_with_ties", "pairwise_accuracy_with_ties_values",
+                 "wmt_kendall", "wmt_kendall_values"),
+    "significance": ("BootstrapResult", "SignificanceResult", "WilliamsResult", "bootstrap", "paired_bootstrap_test",
+                     "permutation_test", "williams_test", "williams_test_scores"),
+    "wmt23": ("TaskRanking", "average_clusters", "seg_acc_eq", "seg_correlation", "significance_clusters",
+              "sys_pairwise_accuracy", "sys_pearson", "wmt23_average", "wmt23_tasks"),
+}
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MODULE_OF))
+
 
 __all__ = [
     "KING_TIES", "KingResult", "OrangeResult", "king", "orange",
