@@ -142,3 +142,13 @@ def test_jobs_takes_a_number_of_workers_or_minus_one_for_every_core():
         res = run("search", "--testbed", "example", "-m", "bleu", "-q", "--jobs", bad)
         assert res.exit_code == 2 and "--jobs" in res.output and "-1 for one per core" in res.output, bad
         assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["score", "search", "train"])
+def test_an_empty_metric_name_is_one_line_and_exit_2_not_a_metric_left_out(command, tmp_path):
+    for empty in ("", " ", "bleu,", "bleu,,chrf"):
+        res = run(command, "--testbed", "example", "-m", "bleu", "-m", empty, "-q", "--out", str(tmp_path / "out"))
+        assert res.exit_code == 2 and f"-m {empty!r} names an empty metric" in res.output, (command, empty)
+        assert len(res.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+    res = run("score", "--testbed", "example", "-m", "bleu, chrf", "-q")
+    assert res.exit_code == 0 and res.output.splitlines()[0] == "system\tbleu\tchrf"

@@ -130,13 +130,17 @@ def testbed_options(func):
     return func
 
 def metric_list(metrics: Sequence[str]) -> List[str]:
+    """The metric specs of ``-m`` words: ``bleu chrf`` and ``bleu,chrf`` alike, ``name:key=v,key=v`` whole.
+    An empty name (``-m ''``, ``bleu,,chrf``, ``bleu,``) is an error, not a metric quietly left out."""
     out: List[str] = []
     for m in metrics:
-        # allow "bleu chrf" and "bleu,chrf" alike, but keep "name:key=v,key=v" specs whole
-        if ":" in m:
-            out.append(m)
-        else:
-            out.extend(x for x in m.split(",") if x)
+        names = [m] if ":" in m else m.split(",")
+        if any(not x.strip() for x in names):
+            from ..errors import OptionError
+
+            raise OptionError(f"-m {m!r} names an empty metric; give each metric a name, with commas only "
+                              "between names (`combo metrics` lists them)")
+        out.extend(x.strip() for x in names)
     return out
 
 
