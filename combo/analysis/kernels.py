@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -349,6 +349,38 @@ def _preorder_structure(arity: np.ndarray, tree: np.ndarray, root: np.ndarray) -
     return parent, height
 
 
+class _Nodes(NamedTuple):
+    """The nodes of distinct trees end to end, in pre-order (global positions): the first node of tree ``t``
+    is ``offset[t]``; each node's ``label`` id, ``arity``, ``tree``, ``parent`` (-1 at a root) and ``height``
+    (0 at a leaf); the children of node ``u``, in order, are ``by_parent[first_child[u]:][:arity[u]]``."""
+
+    offset: np.ndarray
+    label: np.ndarray
+    arity: np.ndarray
+    tree: np.ndarray
+    parent: np.ndarray
+    height: np.ndarray
+    by_parent: np.ndarray
+    first_child: np.ndarray
+
+
+def _nodes_end_to_end(trees: Sequence[Tree]) -> _Nodes:
+    """:class:`_Nodes` of ``trees``, from their label ids and child counts alone (the rest of their indexes
+    is not built)."""
+    indexes = [t.index for t in trees]
+    sizes = np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=len(trees))
+    offset = np.concatenate(([0], np.cumsum(sizes)))
+    total = int(offset[-1])
+    label = _chained((ix.label_ids for ix in indexes), total)
+    arity = _chained((t.arities for t in trees), total)
+    tree = np.repeat(np.arange(len(trees), dtype=np.int64), sizes)
+    parent, height = _preorder_structure(arity, tree, offset[tree])
+    # the children of a node, in order, are the nodes whose parent it is, by pre-order id
+    has_parent = np.flatnonzero(parent >= 0)
+    by_parent = has_parent[np.argsort(parent[has_parent], kind="stable")]
+    return _Nodes(offset, label, arity, tree, parent, height, by_parent, np.cumsum(arity) - arity)
+
+
 # ---------------------------------------------------------------------------
 # SST and ST, many pairs at once (numpy)
 # ---------------------------------------------------------------------------
@@ -397,21 +429,10 @@ class _Forest:
     """
 
     def __init__(self, trees: Sequence[Tree]):
-        indexes = [t.index for t in trees]
         n_trees = len(trees)
-        sizes = np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=n_trees)
-        offset = np.concatenate(([0], np.cumsum(sizes)))
-        total = int(offset[-1])
-        label = _chained((ix.label_ids for ix in indexes), total)
-        arity = _chained((t.arities for t in trees), total)
-        tree = np.repeat(np.arange(n_trees, dtype=np.int64), sizes)
-        parent, height = _preorder_structure(arity, tree, offset[tree])
-        # the children of a node, in order, are the nodes whose parent it is, by pre-order id
-        has_parent = np.flatnonzero(parent >= 0)
-        by_parent = has_parent[np.argsort(parent[has_parent], kind="stable")]
-        first_child = np.cumsum(arity) - arity
+        _, label, arity, tree, _, height, by_parent, first_child = _nodes_end_to_end(trees)
         production = _production_ids(label, arity, by_parent, first_child)
-        self.n_productions = n_prod = np.int64(int(production.max()) + 1 if total else 1)
+        self.n_productions = n_prod = np.int64(int(production.max()) + 1 if len(label) else 1)
         phrasal = np.flatnonzero(height > 1)
         phrasal = phrasal[np.lexsort((production[phrasal], tree[phrasal]))]  # stable: by pre-order id within
         rank = np.where(height == 1, -2, -1)
@@ -543,15 +564,9 @@ class _PtkForest:
     """
 
     def __init__(self, trees: Sequence[Tree]):
-        indexes = [t.index for t in trees]
         n_trees = len(trees)
-        sizes = np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=n_trees)
-        offset = np.concatenate(([0], np.cumsum(sizes)))
-        total = int(offset[-1])
-        label = _chained((ix.label_ids for ix in indexes), total)
-        arity = _chained((t.arities for t in trees), total)
-        tree = np.repeat(np.arange(n_trees, dtype=np.int64), sizes)
-        parent, height = _preorder_structure(arity, tree, offset[tree])
+        offset, label, arity, tree, _, height, by_parent, first_child = _nodes_end_to_end(trees)
+        total = len(label)
         leaf = arity == 0
         unary = np.zeros(total, dtype=bool)
         one = np.flatnonzero(arity == 1)
@@ -568,10 +583,6 @@ class _PtkForest:
         self.tree_ptr = np.concatenate(([0], np.cumsum(np.bincount(tree[ids], minlength=n_trees))))
         self.label, self.unary, self.height = label[ids], unary[ids], height[ids]
         self.node = ids - offset[tree[ids]]
-        # the children of a node, in order, are the nodes whose parent it is, by pre-order id
-        has_parent = np.flatnonzero(parent >= 0)
-        by_parent = has_parent[np.argsort(parent[has_parent], kind="stable")]
-        first_child = np.cumsum(arity) - arity
         slots, _ = _ranges(first_child[ids], arity[ids])
         kids = by_parent[slots]
         self.child_ptr = np.concatenate(([0], np.cumsum(arity[ids])))
