@@ -104,18 +104,25 @@ def combine_help(what: str) -> str:
     return f"Comma-separated combinations of all the metrics to {what}: " + ", ".join(schemes()) + "."
 
 
-def named_list(text: str, what: str, known: Sequence[str]) -> List[str]:
+def named_list(text: str, what: str, known: Sequence[str], none_allowed: bool = False) -> List[str]:
     """``--criteria``/``--combine``: comma-separated names, each known (old names mapped to today's); a typo gets
-    the close names."""
+    the close names, an empty name (``a,,b``, ``a,``) is an error. ``none_allowed``: an empty ``text`` asks for
+    none (``--combine ""``)."""
     from ..evaluate import CRITERION_ALIASES
     from ..options import did_you_mean
 
-    names = [c.strip() for c in text.split(",") if c.strip()]
+    choices = f"(choose from {', '.join(n for n in known if n not in CRITERION_ALIASES)})"
+    names = [c.strip() for c in text.split(",")]
+    if none_allowed and names == [""]:
+        return []
+    if "" in names:
+        option = {"criterion": "--criteria", "combination": "--combine"}.get(what, what)
+        raise OptionError(f"{option} {text!r} names an empty {what}; give each a name, with commas only between "
+                          f"names {choices}")
     for name in names:
         if name not in known:
             hint = did_you_mean(name, known)
-            raise OptionError(f"unknown {what} {name!r}; " + (f"{hint} " if hint else "")
-                              + f"(choose from {', '.join(n for n in known if n not in CRITERION_ALIASES)})")
+            raise OptionError(f"unknown {what} {name!r}" + (f"; {hint}" if hint else "") + f" {choices}")
     return [CRITERION_ALIASES.get(n, n) for n in names]
 
 

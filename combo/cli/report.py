@@ -49,7 +49,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     check_report_possible(out)
     check_outputs(out=out)
     crits = None if criteria is None else named_list(criteria, "criterion", criterion_names())
-    combined = named_list(combos, "combination", schemes())
+    combined = named_list(combos, "combination", schemes(), none_allowed=True)
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
     refused_pairs(asked, combined, "report")
     likeness = next((c for c in asked if c in LIKENESS), None)
