@@ -27,6 +27,7 @@ _HOME = {
               "sys_pairwise_accuracy", "sys_pearson", "wmt23_average", "wmt23_tasks"),
 }
 _MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+__all__ = sorted(_MODULE_OF)
 
 
 def __getattr__(name: str):
@@ -40,15 +41,3 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_MODULE_OF))
-
-
-__all__ = [
-    "KING_TIES", "KingResult", "OrangeResult", "king", "orange",
-    "BootstrapResult", "CorrelationResult", "KendallLikeResult", "PreferencePairs", "SignificanceResult",
-    "TieAccuracyResult", "WilliamsResult", "bootstrap", "correlate", "correlation_values", "kendall_tau", "pearson",
-    "pair_scores", "paired_bootstrap_test", "pairs_from_rankings", "pairs_from_scores",
-    "pairwise_accuracy_with_ties", "pairwise_accuracy_with_ties_values", "permutation_test", "spearman",
-    "williams_test", "williams_test_scores", "wmt_kendall", "wmt_kendall_values",
-    "TaskRanking", "average_clusters", "seg_acc_eq", "seg_correlation", "significance_clusters",
-    "sys_pairwise_accuracy", "sys_pearson", "wmt23_average", "wmt23_tasks",
-]
