@@ -33,8 +33,8 @@ def evaluate(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cac
 
     check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
-    crits = named_list(criteria, "criterion", criterion_names())
-    combined = named_list(combos, "combination", schemes(), none_allowed=True)
+    crits = named_list(criteria, "--criteria", "criterion", criterion_names())
+    combined = named_list(combos, "--combine", "combination", schemes(), none_allowed=True)
     refused_pairs(crits, combined, "evaluate")
     lps = language_pairs(lp)
     if len(lps) > 1 and report_path:

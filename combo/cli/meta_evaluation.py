@@ -12,7 +12,7 @@ import click
 
 from ..errors import OptionError
 from ..metrics.sets import expand_metric_sets
-from .options import MetaOptions, load_testbed, metric_list
+from .options import MetaOptions, comma_separated, load_testbed, metric_list
 
 
 class MeaningsCommand(click.Command):
@@ -104,21 +104,17 @@ def combine_help(what: str) -> str:
     return f"Comma-separated combinations of all the metrics to {what}: " + ", ".join(schemes()) + "."
 
 
-def named_list(text: str, what: str, known: Sequence[str], none_allowed: bool = False) -> List[str]:
-    """``--criteria``/``--combine``: comma-separated names, each known (old names mapped to today's); a typo gets
-    the close names, an empty name (``a,,b``, ``a,``) is an error. ``none_allowed``: an empty ``text`` asks for
-    none (``--combine ""``)."""
+def named_list(text: str, option: str, what: str, known: Sequence[str], none_allowed: bool = False) -> List[str]:
+    """``--criteria``/``--combine`` (``option``): comma-separated names (:func:`~.options.comma_separated`), each
+    known (old names mapped to today's); a typo gets the close names. ``none_allowed``: an empty ``text`` asks
+    for none (``--combine ""``)."""
     from ..evaluate import CRITERION_ALIASES
     from ..options import did_you_mean
 
     choices = f"(choose from {', '.join(n for n in known if n not in CRITERION_ALIASES)})"
-    names = [c.strip() for c in text.split(",")]
-    if none_allowed and names == [""]:
+    if none_allowed and not text.strip():
         return []
-    if "" in names:
-        option = {"criterion": "--criteria", "combination": "--combine"}.get(what, what)
-        raise OptionError(f"{option} {text!r} names an empty {what}; give each a name, with commas only between "
-                          f"names {choices}")
+    names = comma_separated(text, option, what, choices)
     for name in names:
         if name not in known:
             hint = did_you_mean(name, known)

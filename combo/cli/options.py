@@ -12,6 +12,7 @@ from typing import List, Optional, Sequence
 
 import click
 
+from ..errors import OptionError
 from ..io.fetch import example_path
 from ..metrics.registry import is_model_file
 from ..meta.queen import TRIPLES
@@ -129,18 +130,21 @@ def testbed_options(func):
                              "or a bundled one: 'dstc7-sample' (real DSTC7 data) or 'example'.")(func)
     return func
 
+def comma_separated(text: str, option: str, what: str, where: str) -> List[str]:
+    """The names of ``text``, separated by commas and stripped. An empty one (``a,,b``, ``a,``, ``''``) is an error
+    naming ``option``, not a name quietly left out; ``where`` tells where the names are listed."""
+    names = [x.strip() for x in text.split(",")]
+    if "" in names:
+        raise OptionError(f"{option} {text!r} names an empty {what}; give each {what} a name, with commas only "
+                          f"between names {where}")
+    return names
+
+
 def metric_list(metrics: Sequence[str]) -> List[str]:
-    """The metric specs of ``-m`` words: ``bleu chrf`` and ``bleu,chrf`` alike, ``name:key=v,key=v`` whole.
-    An empty name (``-m ''``, ``bleu,,chrf``, ``bleu,``) is an error, not a metric quietly left out."""
+    """The metric specs of ``-m`` words: ``bleu chrf`` and ``bleu,chrf`` alike, ``name:key=v,key=v`` whole."""
     out: List[str] = []
     for m in metrics:
-        names = [m] if ":" in m else m.split(",")
-        if any(not x.strip() for x in names):
-            from ..errors import OptionError
-
-            raise OptionError(f"-m {m!r} names an empty metric; give each metric a name, with commas only "
-                              "between names (`combo metrics` lists them)")
-        out.extend(x.strip() for x in names)
+        out.extend([m.strip()] if ":" in m else comma_separated(m, "-m", "metric", "(`combo metrics` lists them)"))
     return out
 
 

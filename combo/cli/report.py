@@ -48,8 +48,8 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
 
     check_report_possible(out)
     check_outputs(out=out)
-    crits = None if criteria is None else named_list(criteria, "criterion", criterion_names())
-    combined = named_list(combos, "combination", schemes(), none_allowed=True)
+    crits = None if criteria is None else named_list(criteria, "--criteria", "criterion", criterion_names())
+    combined = named_list(combos, "--combine", "combination", schemes(), none_allowed=True)
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
     refused_pairs(asked, combined, "report")
     likeness = next((c for c in asked if c in LIKENESS), None)
