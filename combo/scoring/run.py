@@ -9,6 +9,7 @@ level). Metrics are independent, so ``jobs > 1`` runs them in parallel.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -235,23 +236,24 @@ def _prepare_shared_layers(layers: Sequence[Tuple[str, List[str]]], jobs: int, p
     memo, which forked workers inherit) without decoding them here: each task decodes only its own texts.
     The analyses are the annotator's, so the scores are the same as annotating in each task.
 
-    This process loads each annotator before the workers that run it are forked, so they share it: the first
-    one's before its workers start, each later one's while the workers of the layer before it run
-    (``while_running`` of :func:`~combo.parallel.run_tasks`), so that loading a model costs little wall time
-    of its own."""
-    from ..analysis.layers import get_layer, prepare
+    This process loads each annotator before the workers that run it are forked, so they share it: each
+    later one's while the workers of the layer before it run (``while_running`` of
+    :func:`~combo.parallel.run_tasks`), so that loading a model costs little wall time of its own."""
+    from ..analysis.layers import prepare
 
-    if layers:
-        get_layer(layers[0][0]).load()
     for k, (name, texts) in enumerate(layers):
         following = [later for later, _ in layers[k + 1:]]
-
-        def load_following(following=following) -> None:
-            for later in following:
-                get_layer(later).load()
-
-        prepare(name, texts, annotator=lambda layer, missing, store, then=load_following if following else None:
+        then = functools.partial(_load_layers, following) if following else None
+        prepare(name, texts, annotator=lambda layer, missing, store, then=then:
                 _annotate_in_parallel(layer, missing, jobs, progress, store, then))
+
+
+def _load_layers(names: Sequence[str]) -> None:
+    """Load the annotators of layers ``names`` here (:meth:`~combo.analysis.layers.Layer.load`)."""
+    from ..analysis.layers import get_layer
+
+    for name in names:
+        get_layer(name).load()
 
 
 def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool,
