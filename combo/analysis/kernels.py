@@ -432,7 +432,7 @@ class _Forest:
         n_trees = len(trees)
         _, label, arity, tree, _, height, by_parent, first_child = _nodes_end_to_end(trees)
         production = _production_ids(label, arity, by_parent, first_child)
-        self.n_productions = n_prod = np.int64(max(int(production.max()) if len(label) else 0, 0) + 1)
+        self.n_productions = n_prod = np.int64(production.max(initial=0) + 1)
         phrasal = np.flatnonzero(height > 1)
         phrasal = phrasal[np.lexsort((production[phrasal], tree[phrasal]))]  # stable: by pre-order id within
         rank = np.where(height == 1, -2, -1)
