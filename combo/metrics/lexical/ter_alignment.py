@@ -497,11 +497,10 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) ->
     edits = np.zeros(n, dtype=np.int64)
     if n == 0:
         return edits
-    all_words = _padded(hyps, n_hyp, _HYP_PAD)
-    all_refs = _padded(refs, n_ref, _REF_PAD)
-    if all_words.dtype != all_refs.dtype:
-        common = np.promote_types(all_words.dtype, all_refs.dtype)
-        all_words, all_refs = all_words.astype(common), all_refs.astype(common)
+    hyp_ids, ref_ids = _joined(hyps), _joined(refs)
+    dtype = _id_type(hyp_ids, ref_ids)
+    all_words = _padded(hyp_ids, n_hyp, _HYP_PAD, dtype)
+    all_refs = _padded(ref_ids, n_ref, _REF_PAD, dtype)
     shifts = np.zeros(n, dtype=np.int64)
     checked = np.zeros(n, dtype=np.int64)
     near_band = np.zeros(n, dtype=bool)  # distance reaching a path that leaves the band, last round
@@ -556,14 +555,22 @@ def _merge_small(batches: List[np.ndarray], n_hyp: np.ndarray, n_ref: np.ndarray
     return out
 
 
-def _padded(seqs: Sequence[np.ndarray], lengths: np.ndarray, pad: int) -> np.ndarray:
-    """The sequences as rows of a matrix, padded with ``pad``, in the smallest integer type that holds
-    their ids (comparing words is the search's most frequent operation: int16 halves int32's time)."""
-    words = np.concatenate([np.asarray(x, dtype=np.int64) for x in seqs]) if len(seqs) else np.zeros(0, np.int64)
-    low = min(pad, int(words.min())) if len(words) else pad
-    high = int(words.max()) if len(words) else 0
-    dtype = next(t for t in (np.int16, np.int32, np.int64) if np.iinfo(t).min <= low and high <= np.iinfo(t).max)
-    out = np.full((len(seqs), max(int(lengths.max()), 1)), pad, dtype=dtype)
+def _joined(seqs: Sequence[np.ndarray]) -> np.ndarray:
+    """The word ids of ``seqs`` end to end."""
+    return np.concatenate([np.asarray(x, dtype=np.int64) for x in seqs]) if len(seqs) else np.zeros(0, np.int64)
+
+
+def _id_type(*ids: np.ndarray):
+    """The smallest signed integer type holding the word ids ``ids`` and the padding ids (comparing words is the
+    search's most frequent operation: int16 halves int32's time)."""
+    low = min([_REF_PAD, _HYP_PAD] + [int(x.min()) for x in ids if len(x)])
+    high = max([0] + [int(x.max()) for x in ids if len(x)])
+    return next(t for t in (np.int16, np.int32, np.int64) if np.iinfo(t).min <= low and high <= np.iinfo(t).max)
+
+
+def _padded(words: np.ndarray, lengths: np.ndarray, pad: int, dtype) -> np.ndarray:
+    """Word ids end to end (``lengths`` of each sequence) as rows of a ``dtype`` matrix, padded with ``pad``."""
+    out = np.full((len(lengths), max(int(lengths.max()), 1)), pad, dtype=dtype)
     out[np.arange(out.shape[1])[None, :] < lengths[:, None]] = words
     return out
 
