@@ -85,19 +85,27 @@ class Budget:
         return max(1 << 16, self.bytes // 8 // 8 // 6)
 
     def check_segment(self, n_ref: int, n_metrics: int, segment: Optional[int] = None, what: str = "KING",
-                      fewest_refs: int = 2) -> None:
+                      fewest_refs: int = 2, run_refs: int = 0, run_metrics: int = 0) -> None:
         """Refuse a budget that cannot hold one segment's work (its pairs, sorted per metric, and one bitset row).
-        The fix offers ``--max-refs`` only when a cap of at least ``fewest_refs`` references fits."""
+
+        The fix covers the whole run, not only this segment: ``run_refs`` is the most references of any of its
+        segments, ``run_metrics`` the largest metric set it scores (a search goes on to sets of every metric).
+        It offers ``--max-refs`` only when a cap of at least ``fewest_refs`` references fits.
+        """
         need = segment_need(n_ref, n_metrics)
         if need > self.bytes:
             where = "" if segment is None else f" (segment {segment})"
-            fits = n_ref - 1
-            while fits >= fewest_refs and segment_need(fits, n_metrics) > self.bytes:
+            refs, metrics = max(n_ref, run_refs), max(n_metrics, run_metrics)
+            whole = (f" (what the run's largest segment, {refs} references, needs for its largest metric set, "
+                     f"{metrics} metrics)" if (refs, metrics) != (n_ref, n_metrics) else "")
+            fits = refs - 1
+            while fits >= fewest_refs and segment_need(fits, metrics) > self.bytes:
                 fits -= 1
             cap = f", or cap references with --max-refs {fits}" if fits >= fewest_refs else ""
             raise OptionError(f"memory budget {format_bytes(self.bytes)} is too small for one segment of {what}: "
                               f"{n_ref} references x {n_metrics} metrics{where} need about {format_bytes(need)}. "
-                              f"Fix: raise --memory to at least {format_bytes(need, up=True)}{cap}")
+                              f"Fix: raise --memory to at least {format_bytes(segment_need(refs, metrics), up=True)}"
+                              f"{whole}{cap}")
 
 
 def segment_need(n_ref: int, n_metrics: int) -> int:

@@ -570,7 +570,7 @@ class MetaEvaluator:
         sample = self.testbed.metadata.get("segment_sample") or {}
         res = king(segs, self.triples, higher_is_better=self.hib[subset], ties=self.king_ties,
                    held_out=self.held_out, seed=self.seed, memory=self.budget, progress=self.progress,
-                   jobs=self.jobs, segment_population=sample.get("population"))
+                   jobs=self.jobs, segment_population=sample.get("population"), largest_set=len(self.hib))
         left_out = ((f"{res.n_skipped} segments skipped (need >= {min_references(self.triples) + 1} references "
                      "and a candidate)",) if res.n_skipped else ())
         if criterion == "king":

@@ -54,13 +54,14 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
          metric_names: Optional[Sequence[str]] = None,
          max_refs: Optional[int] = None, seed: Seed = None, ties: str = "count",
          held_out: Optional[int] = None, memory=None, progress: bool = False, jobs: int = 1,
-         segment_population: Optional[int] = None) -> KingResult:
+         segment_population: Optional[int] = None, largest_set: int = 0) -> KingResult:
     """:func:`combo.meta.likeness.king` (same options, same result) under a memory budget, in parallel.
 
     Segments are prepared and counted in chunks sized from ``memory`` (a
     :class:`combo.budget.Budget` or a size such as ``"2G"``); a budget too
     small for one segment is an :class:`OptionError`, raised before anything
-    is counted. ``jobs`` runs the chunks in parallel (:func:`combo.parallel.run_tasks`,
+    is counted; its fix names a budget for every segment, and for ``largest_set``
+    metrics when a caller goes on to larger sets (a search). ``jobs`` runs the chunks in parallel (:func:`combo.parallel.run_tasks`,
     local processes or Dask; on a Dask cluster whatever ``jobs`` says); work
     estimated under :data:`PARALLEL_MIN_SECONDS` stays in this process.
     ``progress`` shows KING's operations as they are counted.
@@ -69,9 +70,10 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     budget = Budget.of(memory)
     plan = king_plan(segments, triples, higher_is_better, metric_names, max_refs, seed, ties, held_out,
                      segment_population)
+    kept = {i: plan.kept_references(segments, i) for i in plan.draws}
     for i in plan.draws:  # in segment order: the first segment too large for the budget is named
-        budget.check_segment(plan.kept_references(segments, i), segment_shape(segments, i)[0], i,
-                             fewest_refs=min_references(triples) + 1)
+        budget.check_segment(kept[i], segment_shape(segments, i)[0], i, fewest_refs=min_references(triples) + 1,
+                             run_refs=max(kept.values()), run_metrics=largest_set)
     # in parallel: several chunks per worker (balance), each worker holding its own chunk within the share;
     # work of under a second stays in this process, where starting workers would cost more than it saves
     remote = on_cluster()  # on a cluster whatever ``jobs`` says

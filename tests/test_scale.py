@@ -549,6 +549,22 @@ def test_the_fix_a_king_memory_refusal_offers_works():
             assert segment_need(3, n_metrics) > budget.bytes
 
 
+def test_the_memory_a_search_refusal_asks_for_holds_the_whole_search():
+    # the single metrics fit in less than the pairs: the fix the first refusal offers covers the search's
+    # largest set (both metrics), so following it once is enough; so is the --max-refs cap a later one offers
+    import re
+
+    args = ["search", "-q", "--testbed", "example", "-m", "chrf", "bleu", "--criterion", "king", "--bootstrap", "0"]
+    refused = CliRunner().invoke(main, args + ["--memory", "1K"])
+    assert refused.exit_code == 2 and "1 metrics" in refused.output, refused.output
+    asked = re.search(r"at least ([0-9.]+) ([KMG]B)", refused.output)
+    assert CliRunner().invoke(main, args + ["--memory", asked.group(1) + asked.group(2)]).exit_code == 0
+    refused = CliRunner().invoke(main, args + ["--memory", "5.5K"])
+    cap = re.search(r"--max-refs (\d+)", refused.output)
+    assert refused.exit_code == 2 and "2 metrics" in refused.output and cap, refused.output
+    assert CliRunner().invoke(main, args + ["--memory", "5.5K", "--max-refs", cap.group(1)]).exit_code == 0
+
+
 def test_cli_memory_budget_too_small_exits_2_with_one_line(tmp_path):
     out = tmp_path / "out.json"
     res = CliRunner().invoke(main, ["search", "-q", "--testbed", "example", "-m", "chrf", "--memory", "1K",
