@@ -187,8 +187,15 @@ def check_paths(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.metrics and args.out is None:
         ap.error("--metrics measures some metrics only, and the table combo reads holds every metric "
                  "(fix: add --out FILE)")
-    if args.out is not None and (args.out.is_dir() or not args.out.parent.is_dir()):
-        ap.error(f"--out {args.out}: not a file in an existing folder (fix: create the folder first)")
+    if args.out is not None:
+        sys.path.insert(0, str(ROOT))
+        from combo.errors import ComboError
+        from combo.io.text import check_writable
+
+        try:
+            check_writable(args.out)
+        except ComboError as err:
+            ap.error(f"--out {err}")
 
 
 def measure(ap: argparse.ArgumentParser, args: argparse.Namespace, command: str) -> None:

@@ -142,8 +142,14 @@ def main() -> None:
     ap.add_argument("--train", action="store_true", help="also the full combo train row (about 12 minutes)")
     ap.add_argument("--json", default=None, help="also write the rows to this file")
     args = ap.parse_args()
-    if args.json and (Path(args.json).is_dir() or not Path(args.json).resolve().parent.is_dir()):
-        ap.error(f"--json {args.json}: not a file in an existing folder (fix: create the folder first)")
+    if args.json:
+        from combo.errors import ComboError
+        from combo.io.text import check_writable
+
+        try:
+            check_writable(args.json)
+        except ComboError as err:
+            ap.error(f"--json {err}")
     rows = goal_rows(args.train)
     print_table(rows)
     if args.json:
