@@ -57,7 +57,7 @@ def test_the_parser_alone_gives_the_full_pipelines_columns(wmt12_slice):
 
 def test_sentence_embeddings_do_not_depend_on_how_the_texts_are_split(wmt12_slice):
     pytest.importorskip("sentence_transformers")
-    from combo.analysis.embeddings import ENCODER_BATCH, encode_sentences, length_order
+    from combo.analysis.embeddings import ENCODER_BATCH, encode_sentences, length_order, texts_per_pass, word_pieces
 
     texts = _texts(wmt12_slice)[:200] + ["", "  "]
     whole = encode_sentences(texts)
@@ -67,6 +67,18 @@ def test_sentence_embeddings_do_not_depend_on_how_the_texts_are_split(wmt12_slic
     pieces = np.vstack([encode_sentences(ordered[:cut]), encode_sentences(ordered[cut:])])
     assert np.array_equal(pieces, whole[length_order(texts)])
     assert not whole[-2:].any()
+    assert texts_per_pass(max(word_pieces(texts))) < ENCODER_BATCH  # the longest group ran in several passes
+
+
+def test_a_group_of_long_texts_is_encoded_in_passes_of_at_most_the_token_budget():
+    from combo.analysis.embeddings import ENCODER_BATCH, ENCODER_TOKENS, texts_per_pass
+
+    assert ENCODER_BATCH == 64 and ENCODER_TOKENS == 2048
+    assert [texts_per_pass(n) for n in (1, 32, 33, 64, 65, 164, 256, 2048, 2049)] == [64, 64, 32, 32, 16, 8, 8, 1, 1]
+    for longest in range(1, 600):
+        size = texts_per_pass(longest)
+        assert size == 1 or size * longest <= ENCODER_TOKENS  # within the budget
+        assert size == ENCODER_BATCH or 2 * size * longest > ENCODER_TOKENS  # and as large as it allows
 
 
 FRESH_PROCESS = """

