@@ -70,6 +70,27 @@ def test_sentence_embeddings_do_not_depend_on_how_the_texts_are_split(wmt12_slic
     assert texts_per_pass(max(word_pieces(texts))) < ENCODER_BATCH  # the longest group ran in several passes
 
 
+def test_passes_of_long_texts_give_the_same_vectors_on_one_thread_and_on_two(wmt12_slice):
+    """A one-job run encodes with PyTorch's threads, a worker with one: passes of 8 texts of 66 to 179 word
+    pieces give the same vectors to the bit."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sentence_transformers")
+    from combo.analysis.embeddings import ENCODER_BATCH, encode_sentences, texts_per_pass, word_pieces
+
+    refs = [s.references[0] for s in wmt12_slice.segments]
+    texts = [" ".join(refs[(i + k) % len(refs)] for k in range(6)) for i in range(ENCODER_BATCH)]
+    assert texts_per_pass(max(word_pieces(texts))) == 8
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        two = encode_sentences(texts)
+        torch.set_num_threads(1)
+        one = encode_sentences(texts)
+    finally:
+        torch.set_num_threads(threads)
+    assert np.array_equal(one, two)
+
+
 def test_a_group_of_long_texts_is_encoded_in_passes_of_at_most_the_token_budget():
     from combo.analysis.embeddings import ENCODER_BATCH, ENCODER_TOKENS, texts_per_pass
 
