@@ -188,14 +188,9 @@ def check_paths(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         ap.error("--metrics measures some metrics only, and the table combo reads holds every metric "
                  "(fix: add --out FILE)")
     if args.out is not None:
-        sys.path.insert(0, str(ROOT))
-        from combo.errors import ComboError
-        from combo.io.text import check_writable
+        from bench_stream import check_output_path
 
-        try:
-            check_writable(args.out)
-        except ComboError as err:
-            ap.error(f"--out {err}")
+        check_output_path(ap, "--out", args.out)
 
 
 def measure(ap: argparse.ArgumentParser, args: argparse.Namespace, command: str) -> None:

@@ -33,7 +33,7 @@ from typing import List
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stream import DATA, cold_env, timed  # noqa: E402
+from bench_stream import DATA, check_output_path, cold_env, timed  # noqa: E402
 
 PAIRS = ("cs-en", "de-en", "es-en", "fr-en")
 SLICE_SEGMENTS = 300
@@ -143,13 +143,7 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the rows to this file")
     args = ap.parse_args()
     if args.json:
-        from combo.errors import ComboError
-        from combo.io.text import check_writable
-
-        try:
-            check_writable(args.json)
-        except ComboError as err:
-            ap.error(f"--json {err}")
+        check_output_path(ap, "--json", args.json)
     rows = goal_rows(args.train)
     print_table(rows)
     if args.json:

@@ -83,6 +83,19 @@ def run(folder: Path, metrics: str, jobs: int, memory: str):
     return wall, cpu, peak
 
 
+def check_output_path(ap: argparse.ArgumentParser, option: str, path) -> None:
+    """One usage line and exit 2, before anything is measured, unless combo could write ``path`` (the check
+    combo's own outputs pass: :func:`combo.io.text.check_writable`)."""
+    sys.path.insert(0, str(ROOT))
+    from combo.errors import ComboError
+    from combo.io.text import check_writable
+
+    try:
+        check_writable(path)
+    except ComboError as err:
+        ap.error(f"{option} {err}")
+
+
 def cold_env(prefix: str) -> Tuple[dict, Path]:
     """The environment of a cold run and its own empty cache folder (analyses, and scores/ beside them): this
     checkout's combo, the shared data and its WordNet. The folder is removed when the benchmark exits (a cold
