@@ -61,8 +61,9 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     :class:`combo.budget.Budget` or a size such as ``"2G"``); a budget too
     small for one segment is an :class:`OptionError`, raised before anything
     is counted; its fix names a budget for every segment, and for ``largest_set``
-    metrics when a caller goes on to larger sets (a search). ``jobs`` runs the chunks in parallel (:func:`combo.parallel.run_tasks`,
-    local processes or Dask; on a Dask cluster whatever ``jobs`` says); work
+    metrics when a caller goes on to larger sets (a search). ``jobs`` runs the
+    chunks in parallel (:func:`combo.parallel.run_tasks`, local processes or
+    Dask; on a Dask cluster whatever ``jobs`` says); work
     estimated under :data:`PARALLEL_MIN_SECONDS` stays in this process.
     ``progress`` shows KING's operations as they are counted.
     """

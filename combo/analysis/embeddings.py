@@ -317,11 +317,12 @@ def length_order(texts: Sequence[str], name: str = MINILM) -> List[int]:
 
     Groups of :data:`ENCODER_BATCH` consecutive texts in this order pad little (on WMT12 de-en's first 300
     segments, 4,835 texts of 131,214 word pieces: 132,933 positions encoded in the passes of
-    :func:`texts_per_pass`, 135,413 in passes of 64, 173,854 in order of characters), and a text's embedding depends (in its last float32 bits) on the texts padded with it, so
-    every caller batches this one way: cut the ordered texts at multiples of :data:`ENCODER_BATCH` and the
-    embeddings are the same however the pieces are spread over calls or processes.
+    :func:`texts_per_pass`, 135,413 in passes of 64, 173,854 in order of characters), and a text's embedding
+    depends (in its last float32 bits) on the texts padded with it, so every caller batches this one way: cut
+    the ordered texts at multiples of :data:`ENCODER_BATCH` and the embeddings are the same however the pieces
+    are spread over calls or processes.
     """
-    return _order(word_pieces(list(texts), name))
+    return _order(word_pieces(texts, name))
 
 
 def texts_per_pass(longest: int, batch_size: int = ENCODER_BATCH) -> int:

@@ -301,6 +301,7 @@ def _runs(keys: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _chained(lists, count: int) -> np.ndarray:
+    """The ints of ``lists`` end to end (``count`` of them) as one int64 array."""
     return np.fromiter(itertools.chain.from_iterable(lists), dtype=np.int64, count=count)
 
 

@@ -130,6 +130,7 @@ def testbed_options(func):
                              "or a bundled one: 'dstc7-sample' (real DSTC7 data) or 'example'.")(func)
     return func
 
+
 def comma_separated(text: str, option: str, what: str, where: str) -> List[str]:
     """The names of ``text``, separated by commas and stripped. An empty one (``a,,b``, ``a,``, ``''``) is an error
     naming ``option``, not a name quietly left out; ``where`` tells where the names are listed."""

@@ -82,7 +82,8 @@ def metric_class(name: str) -> Type[Metric]:
         from ..options import did_you_mean
 
         hint = did_you_mean(name, list_metrics())
-        raise OptionError(f"unknown metric {name!r}; " + (f"{hint} " if hint else "") + "`combo metrics` lists them all")
+        raise OptionError(f"unknown metric {name!r}; " + (f"{hint} " if hint else "")
+                          + "`combo metrics` lists them all")
     return cls
 
 
