@@ -151,9 +151,10 @@ def _check_record(rec: Any, lineno: int, path: PathLike) -> str:
                          fix="type is one of " + ", ".join(SCHEMA))
     keys, checks = _COMPILED[kind]
     if rec.keys() != keys:
-        for key, want, _ in checks:
-            if key not in rec:
-                raise InputError(f"{kind} record has no {key!r}", path, lineno, fix=f"add \"{key}\" ({want})")
+        missing = [(key, want) for key, want, _ in checks if key not in rec]
+        if missing:  # every missing key at once: a record written by hand often lacks several
+            raise InputError(f"{kind} record has no " + ", ".join(repr(key) for key, _ in missing), path, lineno,
+                             fix="add " + ", ".join(f"\"{key}\" ({want})" for key, want in missing))
         extra = [k for k in rec if k not in keys]
         raise InputError(f"{kind} record has unknown key {extra[0]!r}", path, lineno,
                          fix="allowed keys: " + ", ".join(SCHEMA[kind]))
