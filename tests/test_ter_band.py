@@ -57,8 +57,19 @@ def test_band_relaxation_equals_sacrebleu_on_long_pairs(monkeypatch):
     monkeypatch.setattr(ter_alignment, "_search_round", counting_round)
     monkeypatch.setattr(ter_alignment, "candidate_distances", counting_candidates)
     ours = ter_alignment.shift_edit_counts([np.array(h, dtype=np.int64) for h in hyps],
-                                           [np.array(r, dtype=np.int64) for r in refs])
+                                           [np.array(r, dtype=np.int64) for r in refs], engine="numpy")
     theirs = [lib_ter.translation_edit_rate([str(w) for w in h], [str(w) for w in r])[0]
               for h, r in zip(hyps, refs)]
     np.testing.assert_array_equal(ours, theirs)
     assert seen["near band"] > 0 and seen["candidates rerun"] > 0  # both banded reruns were exercised
+
+
+@pytest.mark.skipif(ter_alignment._compiled is None, reason="the C search was not built")
+def test_compiled_search_equals_sacrebleu_on_long_pairs():
+    # The compiled search always keeps the band; these pairs of 60-130 words come close to its edge.
+    hyps, refs = _long_pairs(1, 12)
+    ours = ter_alignment.shift_edit_counts([np.array(h, dtype=np.int64) for h in hyps],
+                                           [np.array(r, dtype=np.int64) for r in refs], engine="c")
+    theirs = [lib_ter.translation_edit_rate([str(w) for w in h], [str(w) for w in r])[0]
+              for h, r in zip(hyps, refs)]
+    np.testing.assert_array_equal(ours, theirs)

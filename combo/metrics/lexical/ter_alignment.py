@@ -63,6 +63,11 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+try:
+    from . import _ter as _compiled  # built from _ter.c at install where a C compiler is found (setup.py)
+except ImportError:  # pragma: no cover - exercised where the extension was not built
+    _compiled = None
+
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 BEAM_WIDTH = 25
@@ -485,12 +490,21 @@ def _search_round(words, refs, n_hyp, n_ref, checked, was_near_band):
     return now, counts, gain, move, near
 
 
-def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.ndarray:
+def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], engine: str = "auto") -> np.ndarray:
     """TER edits (shifts + beam edit distance) of each (hypothesis, reference) pair of word-id arrays.
 
     Equals ``translation_edit_rate(hyp, ref)[0]`` of sacreBLEU 2.6.0; an empty
-    reference costs one edit per hypothesis word.
+    reference costs one edit per hypothesis word. ``engine``: ``"c"`` the
+    compiled search (``_ter.c``, one pair at a time), ``"numpy"`` the
+    vectorised one of this module, ``"auto"`` the compiled one where it was
+    built at install. Both give the same counts (tests/test_ter.py).
     """
+    if engine not in ("auto", "c", "numpy"):
+        raise ValueError(f"engine must be 'auto', 'c' or 'numpy', got {engine!r}")
+    if engine == "c" and _compiled is None:
+        raise ImportError("combo.metrics.lexical._ter was not built (no C compiler at install); use engine='numpy'")
+    if engine != "numpy" and _compiled is not None:
+        return _compiled_edit_counts(hyps, refs)
     n = len(hyps)
     n_hyp = np.array([len(x) for x in hyps], dtype=np.int64)
     n_ref = np.array([len(x) for x in refs], dtype=np.int64)
@@ -526,6 +540,18 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) ->
             if len(go):
                 all_words[batch[go], :h] = _apply_moves(words[go], *move[:, go])
                 shifts[batch[go]] += 1
+    return edits
+
+
+def _compiled_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`shift_edit_counts` by the compiled search: the pairs end to end as int64 arrays and offsets."""
+    edits = np.zeros(len(hyps), dtype=np.int64)
+    if len(hyps):
+        hyp_offsets = np.zeros(len(hyps) + 1, dtype=np.int64)
+        ref_offsets = np.zeros(len(refs) + 1, dtype=np.int64)
+        np.cumsum([len(x) for x in hyps], out=hyp_offsets[1:])
+        np.cumsum([len(x) for x in refs], out=ref_offsets[1:])
+        _compiled.edit_counts(_joined(hyps), hyp_offsets, _joined(refs), ref_offsets, edits)
     return edits
 
 
