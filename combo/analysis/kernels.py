@@ -36,6 +36,13 @@ made of the same floating-point operations in the same order as the one-pair
 ``_partial_tree_pair`` (kept as the reference), so the values are identical to
 the bit. K(t, t) is cached per distinct tree.
 
+The compiled path (``_kernels.c``, ``TreeKernel(engine="c")``, the default where it was built) takes only the
+trees' label ids and child counts end to end, derives each tree's children, productions or unary flags and
+(production- or label-) sorted node groups in C, then runs each pair alone, its Deltas in a table of the
+blocks of its equal-key node pairs: the same floating-point operations in the same order as the numpy batch,
+so the same values to the bit (tests/test_kernels_compiled.py). A pair whose table would pass
+``_C_MAX_CELLS`` cells is computed by the numpy batch instead.
+
 The edit distance is Zhang & Shasha's (1989) with unit costs (insert, delete,
 relabel), equal to ``zss.distance`` with those costs, turned into a
 similarity ``1 - TED / (|a| + |b|)`` (|t| = number of nodes; TED <= |a| + |b|).
@@ -53,12 +60,18 @@ from scipy import sparse
 from combo.errors import InputError, OptionError
 from combo.analysis.trees import Tree, TreeIndex
 
+try:
+    from . import _kernels as _compiled  # built from _kernels.c at install where a C compiler is found (setup.py)
+except ImportError:  # pragma: no cover - no compiler at install
+    _compiled = None
+
 __all__ = [
     "KERNELS", "sst", "st", "ptk", "sst_naive", "st_naive", "normalise", "TreeKernel",
     "tree_edit_distance", "ted_similarity", "ted_similarities",
 ]
 
 KERNELS = ("sst", "st", "ptk")
+ENGINES = ("auto", "c", "numpy")
 DEFAULT_LAMBDA = 0.4  # SVM-light-TK's default decay
 DEFAULT_MU = 0.4
 
@@ -811,6 +824,19 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
 # Normalised kernels over many pairs
 # ---------------------------------------------------------------------------
 
+_C_MAX_CELLS = 1 << 24  # Delta table cells (8 bytes) of one pair in _kernels.c; larger pairs go to numpy
+
+
+def _flat_trees(trees: Sequence[Tree]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Label ids and child counts of ``trees`` end to end (pre-order), and each tree's first node (+ the end)."""
+    indexes = [t.index for t in trees]
+    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=len(trees)), out=offsets[1:])
+    total = int(offsets[-1])
+    return (_chained((ix.label_ids for ix in indexes), total), _chained((t.arities for t in trees), total),
+            offsets)
+
+
 def normalise(k_ab, k_aa, k_bb):
     """``K(a,b) / sqrt(K(a,a) K(b,b))``, 0 where a self-kernel is 0; arrays or floats."""
     k_ab, k_aa, k_bb = (np.asarray(x, dtype=float) for x in (k_ab, k_aa, k_bb))
@@ -828,17 +854,28 @@ class TreeKernel:
     (default 0.4, SVM-light-TK's); ``mu``: PTK's vertical decay in (0, 1].
     ``kernel(a, b)`` is one normalised value; ``kernel.pairs(left, right)`` the
     values of many pairs (vectorised over all of them);
-    ``kernel.matrix(rows, cols)`` all combinations.
+    ``kernel.matrix(rows, cols)`` all combinations. ``engine``: ``"c"`` the
+    compiled kernels (``_kernels.c``), ``"numpy"`` the batched numpy ones,
+    ``"auto"`` the compiled ones where they were built; the same values to the
+    bit, so the engine is not part of :attr:`signature`.
     """
 
     #: Tree pairs per call of the batched kernels: their node-pair arrays are what a scoring task of a tree-kernel
     #: metric holds at its peak (WMT12 de-en, 9,600 candidates: PTK +268 MB traced with 16,384 pairs, +139 MB
     #: with 4,096; SST +154 and +102 MB), and below about 4,096 the per-call work makes it slower
-    #: (PTK 2.5 s at 4,096 to 16,384 pairs, 3.0 s at 2,048).
+    #: (PTK 2.5 s at 4,096 to 16,384 pairs, 3.0 s at 2,048). The compiled engine holds one pair's tables at
+    #: a time and takes all pairs in one call.
     BATCH_SIZE = 4096
 
     def __init__(self, kind: str = "sst", lam: float = DEFAULT_LAMBDA, mu: float = DEFAULT_MU,
-                 batch_size: int = BATCH_SIZE):
+                 batch_size: int = BATCH_SIZE, engine: str = "auto"):
+        if engine not in ENGINES:
+            raise OptionError(f"unknown tree-kernel engine {engine!r}; choose one of {', '.join(ENGINES)}")
+        if engine == "c" and _compiled is None:
+            raise ImportError("combo.analysis._kernels was not built at install (no C compiler was found): "
+                              "install gcc or clang and reinstall combo, or use engine='numpy'")
+        self.engine = engine
+        self._use_c = engine != "numpy" and _compiled is not None
         if kind not in KERNELS:
             raise OptionError(f"unknown tree kernel {kind!r}; choose one of {', '.join(KERNELS)}")
         self.kind = kind
@@ -880,6 +917,8 @@ class TreeKernel:
         """Unnormalised K(trees[left[k]], trees[right[k]]) of distinct index pairs."""
         if len(left) < 4:
             return np.array([self.raw(trees[i], trees[j]) for i, j in zip(left, right)])
+        if self._use_c:
+            return self._raw_many_compiled(trees, left, right)
         if self.kind == "ptk":
             forest, batch = _PtkForest(trees), _partial_tree_batch
             options: Tuple[float, float] = (self.lam, self.mu)
@@ -890,6 +929,30 @@ class TreeKernel:
         step = self.batch_size
         for start in range(0, len(left), step):
             out[start:start + step] = batch(forest, left[start:start + step], right[start:start + step], *options)
+        return out
+
+    def _raw_many_compiled(self, trees: List[Tree], left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """:meth:`_raw_many` by ``_kernels.c``: label ids and child counts end to end, one pair at a time (its
+        memory is one pair's, so all pairs go in one call); the pairs it leaves out (tables over
+        ``_C_MAX_CELLS``) by the numpy batch, alone (a pair's value does not depend on the other trees)."""
+        labels, arities, offsets = _flat_trees(trees)
+        left = np.ascontiguousarray(left, dtype=np.int64)
+        right = np.ascontiguousarray(right, dtype=np.int64)
+        out = np.zeros(len(left))
+        ptk = self.kind == "ptk"
+        option = self.mu if ptk else (1.0 if self.kind == "sst" else 0.0)
+        run = _compiled.partial_tree if ptk else _compiled.subset_tree
+        try:
+            left_out = run(labels, arities, offsets, left, right, self.lam, option, _C_MAX_CELLS, out)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+        for k in left_out:
+            pair = [trees[left[k]]] if left[k] == right[k] else [trees[left[k]], trees[right[k]]]
+            first, second = np.zeros(1, dtype=np.int64), np.full(1, len(pair) - 1, dtype=np.int64)
+            if ptk:
+                out[k] = _partial_tree_batch(_PtkForest(pair), first, second, self.lam, self.mu)[0]
+            else:
+                out[k] = _subset_tree_batch(_Forest(pair), first, second, self.lam, option)[0]
         return out
 
     def pairs(self, left: Sequence[Tree], right: Sequence[Tree]) -> np.ndarray:

@@ -502,7 +502,8 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], en
     if engine not in ("auto", "c", "numpy"):
         raise ValueError(f"engine must be 'auto', 'c' or 'numpy', got {engine!r}")
     if engine == "c" and _compiled is None:
-        raise ImportError("combo.metrics.lexical._ter was not built (no C compiler at install); use engine='numpy'")
+        raise ImportError("combo.metrics.lexical._ter was not built at install (no C compiler was found): "
+                          "install gcc or clang and reinstall combo, or use engine='numpy'")
     if engine != "numpy" and _compiled is not None:
         return _compiled_edit_counts(hyps, refs)
     n = len(hyps)
