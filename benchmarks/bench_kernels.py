@@ -11,13 +11,14 @@ Each system's tree of a segment is scored against the reference tree:
 - naive: ``sst_naive`` / ``st_naive`` (all node pairs, Collins & Duffy),
 - fast: ``sst`` / ``st`` (node pairs with equal productions, Moschitti), one
   pair at a time, pure Python like the naive one: the algorithmic gain,
-- batch: ``TreeKernel.pairs`` (the same algorithm, all pairs together in numpy),
-  the call the metrics make;
+- batch: ``TreeKernel(engine="numpy").pairs`` (the same algorithm, all pairs together in numpy),
+- compiled: ``TreeKernel(engine="c").pairs`` (``_kernels.c``, one pair at a time in C), the call the
+  metrics make where it was built (values identical to the batch's, to the bit);
 
 all three giving normalised scores, each distinct tree's K(t, t) computed once.
-Values must agree to 1e-9. Then PTK: ``TreeKernel.pairs`` batched in numpy
+Values must agree to 1e-9. Then PTK: ``TreeKernel.pairs`` batched in numpy and compiled
 against the same call computing each pair with the one-pair reference
-(``_partial_tree_pair``), both from cold caches, values identical to the bit;
+(``_partial_tree_pair``), all from cold caches, values identical to the bit;
 and the tree edit distance (ours against ``zss``, same distances) on a few pairs.
 
     python benchmarks/bench_kernels.py [--data ../shared/data] [--systems 16] [--repeat 3] [--trees chunks]
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from combo.analysis.kernels import (  # noqa: E402
-    TreeKernel, sst, sst_naive, st, st_naive, tree_edit_distance)
+    TreeKernel, _compiled, sst, sst_naive, st, st_naive, tree_edit_distance)
 from combo.analysis.trees import Tree  # noqa: E402
 from combo.analysis.layers import annotate  # noqa: E402
 from combo.analysis.trees import from_chunks, from_dependencies  # noqa: E402
@@ -121,8 +122,11 @@ def main() -> None:
     print(f"building the trees {t_build:.2f} s, their kernel indexes {t_index:.2f} s "
           "(not in the timings below)")
     lam = args.lam
+    engines = ["numpy"] + (["c"] if _compiled is not None else [])
+    if _compiled is None:
+        print("the compiled kernels are not built: numpy batch only")
     print(f"{'kernel':6} {'naive s':>9} {'fast s':>9} {'speed-up':>9} {'batch s':>9} "
-          f"{'speed-up':>9} {'max |fast - naive|':>19} {'max |batch - naive|':>20}")
+          f"{'speed-up':>9} {'compiled s':>10} {'speed-up':>9} {'max |fast - naive|':>19} {'max |batch - naive|':>20}")
     rep = args.repeat
     first_batch = {}
     for name, fast, naive, kind in (("SST", sst, sst_naive, "sst"), ("ST", st, st_naive, "st")):
@@ -130,13 +134,17 @@ def main() -> None:
             lambda: normalised_per_pair(lambda a, b: naive(a, b, lam), hyps, refs_all), rep)
         t_fast, v_fast = timed(
             lambda: normalised_per_pair(lambda a, b: fast(a, b, lam), hyps, refs_all), rep)
-        first_batch[name], _ = timed(lambda: TreeKernel(kind, lam=lam).pairs(hyps, refs_all))
-        t_batch, v_batch = timed(lambda: TreeKernel(kind, lam=lam).pairs(hyps, refs_all), rep)
+        first_batch[name], _ = timed(lambda: TreeKernel(kind, lam=lam, engine="numpy").pairs(hyps, refs_all))
+        runs = {e: timed(lambda: TreeKernel(kind, lam=lam, engine=e).pairs(hyps, refs_all), rep) for e in engines}
+        t_batch, v_batch = runs["numpy"]
+        t_c, v_c = runs.get("c", (float("nan"), v_batch))
         d_fast, d_batch = np.max(np.abs(v_fast - v_naive)), np.max(np.abs(v_batch - v_naive))
         print(f"{name:6} {t_naive:9.2f} {t_fast:9.2f} {t_naive / t_fast:8.1f}x {t_batch:9.2f} "
-              f"{t_naive / t_batch:8.1f}x {d_fast:19.1e} {d_batch:20.1e}")
+              f"{t_naive / t_batch:8.1f}x {t_c:10.2f} {t_naive / t_c:8.1f}x {d_fast:19.1e} {d_batch:20.1e}")
         if d_fast > 1e-9 or d_batch > 1e-9:
             raise SystemExit(f"{name}: fast and naive values differ")
+        if not np.array_equal(v_c, v_batch):
+            raise SystemExit(f"{name}: compiled and numpy batch values differ")
     print(f"(best of {rep} runs; normalised scores of every pair, each distinct tree's K(t, t) "
           f"computed once per method; the first batch call of the process, which also pays for "
           f"the allocator's first large arrays, took "
@@ -162,13 +170,18 @@ def main() -> None:
               f"speed-up {t_n / t_f:4.1f}x")
     distinct: list[Tree] = list(set(refs + hyps))
     t_one, v_one = timed(cold(PerPairPTK("ptk", lam=lam), distinct, hyps, refs_all), rep)
-    t_ptk, v_ptk = timed(cold(TreeKernel("ptk", lam=lam), distinct, hyps, refs_all), rep)
+    t_ptk, v_ptk = timed(cold(TreeKernel("ptk", lam=lam, engine="numpy"), distinct, hyps, refs_all), rep)
     same = np.array_equal(v_ptk, v_one)
+    compiled = ""
+    if "c" in engines:
+        t_pc, v_pc = timed(cold(TreeKernel("ptk", lam=lam, engine="c"), distinct, hyps, refs_all), rep)
+        same = same and np.array_equal(v_pc, v_one)
+        compiled = f", compiled {t_pc:.2f} s, speed-up {t_one / t_pc:.1f}x"
     print(f"PTK    {len(hyps)} pairs: one pair at a time {t_one:.2f} s, batch {t_ptk:.2f} s, "
-          f"speed-up {t_one / t_ptk:.1f}x, "
-          + ("identical values" if same else f"max |batch - one pair| {np.max(np.abs(v_ptk - v_one)):.1e}"))
+          f"speed-up {t_one / t_ptk:.1f}x{compiled}, "
+          + ("identical values" if same else "values differ"))
     if not same:
-        raise SystemExit("PTK: batch and one-pair values differ")
+        raise SystemExit("PTK: batch, compiled and one-pair values differ")
     few = min(len(refs), args.ted_pairs)
     pairs = list(zip(hyps[:few], refs[:few]))
     t_ted, ours = timed(lambda: [tree_edit_distance(h, r) for h, r in pairs])
