@@ -215,7 +215,7 @@ def test_compiled_search_equals_numpy_search_on_wmt12(wmt12_de_en_peer_rows):
 
 
 def test_engine_is_checked():
-    with pytest.raises(ValueError, match="engine must be"):
+    with pytest.raises(OptionError, match="unknown TER engine 'fortran'"):
         shift_edit_counts([np.array([1])], [np.array([1])], engine="fortran")
 
 
@@ -250,3 +250,11 @@ def test_multi_reference_ter_equals_sacrebleu(wmt12_de_en):
     streams = [[rs[j] if j < len(rs) else None for rs in var_refs] for j in range(3)]
     theirs = _sacre_stats((hyps, streams, {}))
     np.testing.assert_allclose(ter.segment_statistics(hyps, var_refs), theirs, rtol=0, atol=1e-12)
+
+
+def test_engine_c_without_the_module(monkeypatch):
+    monkeypatch.setattr(ter_alignment, "_compiled", None)
+    hyps, refs = [np.array([1, 2, 3]), np.array([4, 5])], [np.array([3, 1, 2]), np.array([5, 4, 6])]
+    with pytest.raises(ImportError, match="install gcc or clang and reinstall combo, or use engine='numpy'"):
+        shift_edit_counts(hyps, refs, engine="c")
+    np.testing.assert_array_equal(shift_edit_counts(hyps, refs), [1, 2])  # auto: numpy

@@ -63,6 +63,8 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from ...errors import OptionError
+
 try:
     from . import _ter as _compiled  # built from _ter.c at install where a C compiler is found (setup.py)
 except ImportError:  # pragma: no cover - exercised where the extension was not built
@@ -500,7 +502,7 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], en
     built at install. Both give the same counts (tests/test_ter.py).
     """
     if engine not in ("auto", "c", "numpy"):
-        raise ValueError(f"engine must be 'auto', 'c' or 'numpy', got {engine!r}")
+        raise OptionError(f"unknown TER engine {engine!r}; choose one of auto, c, numpy")
     if engine == "c" and _compiled is None:
         raise ImportError("combo.metrics.lexical._ter was not built at install (no C compiler was found): "
                           "install gcc or clang and reinstall combo, or use engine='numpy'")
