@@ -23,9 +23,17 @@ counts are identical:
 * a pair stops once 1,000 candidates were counted; the round that reaches the
   limit is discarded.
 
-Speed: all pairs of a batch, and all their candidate moves, advance in
-lock-step, one beam-matrix row per numpy call (batches of similar sizes; small
-neighbouring ones merged, as numpy's per-call overhead dominates them). Tricks:
+Two searches give these counts: ``_ter.c``, built at install where a C
+compiler is found and the default then, follows sacreBLEU's algorithm one
+pair at a time (the band stored alone; a move costs only the rows it
+rewrites, ``min_j D'[hi, j] + B[hi, j]`` as below); the numpy search of this
+module is the fallback and the reference it is tested against
+(:func:`shift_edit_counts`'s ``engine``).
+
+Speed of the numpy search: all pairs of a batch, and all their candidate
+moves, advance in lock-step, one beam-matrix row per numpy call (batches of
+similar sizes; small neighbouring ones merged, as numpy's per-call overhead
+dominates them). Tricks:
 
 * rows are kept as ``G[i, j] = D[i, j] - j``; then an insertion costs nothing
   and the insertion step of a row is a running minimum over ``j`` (done by
