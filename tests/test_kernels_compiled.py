@@ -159,7 +159,11 @@ def test_pairs_over_the_cell_limit_go_to_numpy(real_trees, kind, monkeypatch):
         left, right = all_pairs_and_some(len(trees), random.Random(9), len(trees))
         whole = TreeKernel(kind, engine="c")._raw_many(trees, left, right)
         monkeypatch.setattr(kernels, "_C_MAX_CELLS", 20)
+        name = "_partial_tree_batch" if kind == "ptk" else "_subset_tree_batch"
+        batch, sent = getattr(kernels, name), []
+        monkeypatch.setattr(kernels, name, lambda f, l, r, *a: sent.append(len(l)) or batch(f, l, r, *a))
         cut = TreeKernel(kind, engine="c")._raw_many(trees, left, right)
+        assert len(sent) > 10  # pairs over the limit were computed by the numpy batch
         assert_same_bits(cut, whole, f"{kind} with small tables")
 
 
