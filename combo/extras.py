@@ -1,4 +1,5 @@
-"""The optional extras of combo-eval, their requirements, and the install hints built from them.
+"""The optional extras of combo-eval, their requirements, the install hints built from them, and the engine
+choice of the parts compiled at install.
 
 :data:`EXTRAS` repeats ``[project.optional-dependencies]`` of pyproject.toml
 for the extras a missing resource can name (the installed package cannot read
@@ -68,3 +69,23 @@ def require_modules(modules, resource: str, requires: str) -> None:
             found = False
         if not found:
             raise ResourceMissing(resource, requires)
+
+
+#: Engines of the parts compiled at install (docs/dependencies.md, "Compiled parts"): ``"c"`` the compiled
+#: code, ``"numpy"`` the numpy code it speeds up (the same results to the bit), ``"auto"`` the compiled code
+#: where it was built.
+ENGINES = ("auto", "c", "numpy")
+
+
+def use_compiled(engine: str, compiled, what: str) -> bool:
+    """Whether ``engine`` runs the compiled module ``compiled`` (None where it was not built); an unknown
+    engine is an :class:`~combo.errors.OptionError` and ``"c"`` without the module an ImportError naming the
+    fix. ``what`` names the part in messages ("TER", "tree-kernel")."""
+    from .errors import OptionError
+
+    if engine not in ENGINES:
+        raise OptionError(f"unknown {what} engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if engine == "c" and compiled is None:
+        raise ImportError(f"{what} code in C was not built at install (no C compiler was found): "
+                          "install gcc or clang and reinstall combo, or use engine='numpy'")
+    return engine != "numpy" and compiled is not None

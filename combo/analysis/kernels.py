@@ -58,6 +58,7 @@ import numpy as np
 from scipy import sparse
 
 from combo.errors import InputError, OptionError
+from combo.extras import use_compiled
 from combo.analysis.trees import Tree, TreeIndex
 
 try:
@@ -71,7 +72,6 @@ __all__ = [
 ]
 
 KERNELS = ("sst", "st", "ptk")
-ENGINES = ("auto", "c", "numpy")
 DEFAULT_LAMBDA = 0.4  # SVM-light-TK's default decay
 DEFAULT_MU = 0.4
 
@@ -378,16 +378,21 @@ class _Nodes(NamedTuple):
     first_child: np.ndarray
 
 
+def _flat_trees(trees: Sequence[Tree]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Label ids and child counts of ``trees`` end to end (pre-order), and each tree's first node (+ the end)."""
+    indexes = [t.index for t in trees]
+    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=len(trees)), out=offsets[1:])
+    total = int(offsets[-1])
+    return (_chained((ix.label_ids for ix in indexes), total), _chained((t.arities for t in trees), total),
+            offsets)
+
+
 def _nodes_end_to_end(trees: Sequence[Tree]) -> _Nodes:
     """:class:`_Nodes` of ``trees``, from their label ids and child counts alone (the rest of their indexes
     is not built)."""
-    indexes = [t.index for t in trees]
-    sizes = np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=len(trees))
-    offset = np.concatenate(([0], np.cumsum(sizes)))
-    total = int(offset[-1])
-    label = _chained((ix.label_ids for ix in indexes), total)
-    arity = _chained((t.arities for t in trees), total)
-    tree = np.repeat(np.arange(len(trees), dtype=np.int64), sizes)
+    label, arity, offset = _flat_trees(trees)
+    tree = np.repeat(np.arange(len(trees), dtype=np.int64), np.diff(offset))
     parent, height = _preorder_structure(arity, tree, offset[tree])
     # the children of a node, in order, are the nodes whose parent it is, by pre-order id
     has_parent = np.flatnonzero(parent >= 0)
@@ -827,16 +832,6 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
 _C_MAX_CELLS = 1 << 24  # Delta table cells (8 bytes) of one pair in _kernels.c; larger pairs go to numpy
 
 
-def _flat_trees(trees: Sequence[Tree]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Label ids and child counts of ``trees`` end to end (pre-order), and each tree's first node (+ the end)."""
-    indexes = [t.index for t in trees]
-    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter((ix.n for ix in indexes), dtype=np.int64, count=len(trees)), out=offsets[1:])
-    total = int(offsets[-1])
-    return (_chained((ix.label_ids for ix in indexes), total), _chained((t.arities for t in trees), total),
-            offsets)
-
-
 def normalise(k_ab, k_aa, k_bb):
     """``K(a,b) / sqrt(K(a,a) K(b,b))``, 0 where a self-kernel is 0; arrays or floats."""
     k_ab, k_aa, k_bb = (np.asarray(x, dtype=float) for x in (k_ab, k_aa, k_bb))
@@ -869,13 +864,8 @@ class TreeKernel:
 
     def __init__(self, kind: str = "sst", lam: float = DEFAULT_LAMBDA, mu: float = DEFAULT_MU,
                  batch_size: int = BATCH_SIZE, engine: str = "auto"):
-        if engine not in ENGINES:
-            raise OptionError(f"unknown tree-kernel engine {engine!r}; choose one of {', '.join(ENGINES)}")
-        if engine == "c" and _compiled is None:
-            raise ImportError("combo.analysis._kernels was not built at install (no C compiler was found): "
-                              "install gcc or clang and reinstall combo, or use engine='numpy'")
+        self._use_c = use_compiled(engine, _compiled, "tree-kernel")
         self.engine = engine
-        self._use_c = engine != "numpy" and _compiled is not None
         if kind not in KERNELS:
             raise OptionError(f"unknown tree kernel {kind!r}; choose one of {', '.join(KERNELS)}")
         self.kind = kind

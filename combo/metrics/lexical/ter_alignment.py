@@ -71,7 +71,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import OptionError
+from ...extras import use_compiled
 
 try:
     from . import _ter as _compiled  # built from _ter.c at install where a C compiler is found (setup.py)
@@ -509,12 +509,7 @@ def shift_edit_counts(hyps: Sequence[np.ndarray], refs: Sequence[np.ndarray], en
     vectorised one of this module, ``"auto"`` the compiled one where it was
     built at install. Both give the same counts (tests/test_ter.py).
     """
-    if engine not in ("auto", "c", "numpy"):
-        raise OptionError(f"unknown TER engine {engine!r}; choose one of auto, c, numpy")
-    if engine == "c" and _compiled is None:
-        raise ImportError("combo.metrics.lexical._ter was not built at install (no C compiler was found): "
-                          "install gcc or clang and reinstall combo, or use engine='numpy'")
-    if engine != "numpy" and _compiled is not None:
+    if use_compiled(engine, _compiled, "TER"):
         return _compiled_edit_counts(hyps, refs)
     n = len(hyps)
     n_hyp = np.array([len(x) for x in hyps], dtype=np.int64)
