@@ -238,6 +238,58 @@ typedef struct {
     int32_t *row_a, *row_b;
 } Scratch;
 
+/* A candidate move: the block [start, start + length) in front of `target`, and the edits it saves. */
+typedef struct {
+    int32_t gain;
+    int64_t length, start, target;
+} Move;
+
+/* sacreBLEU's ranking of moves: (gain, length, -start, -target), the larger first. */
+static int ranks_above(const Move *m, const Move *best)
+{
+    if (m->gain != best->gain) return m->gain > best->gain;
+    if (m->length != best->length) return m->length > best->length;
+    if (m->start != best->start) return m->start < best->start;
+    return m->target < best->target;
+}
+
+/* One round of the greedy search on `words`, whose forward and backward matrices and alignment are filled:
+ * the best move with a positive gain (gain 0 when there is none), enumerated in sacreBLEU's order;
+ * `checked` counts every candidate, as sacreBLEU does, and the round stops once it reaches the cap. */
+static Move best_move(const Band *b, const int64_t *words, const int64_t *ref, int32_t now, Scratch *s,
+                      int64_t *checked)
+{
+    int64_t n_hyp = b->n_hyp, n_ref = b->n_ref;
+    Move best = {0, 0, 0, 0};
+    for (int64_t sh = 0; sh < n_hyp && *checked < MAX_SHIFT_CANDIDATES; sh++) {
+        int64_t r_from = sh - MAX_SHIFT_DIST > 0 ? sh - MAX_SHIFT_DIST : 0;
+        int64_t r_to = sh + MAX_SHIFT_DIST + 1 < n_ref ? sh + MAX_SHIFT_DIST + 1 : n_ref;
+        for (int64_t sr = r_from; sr < r_to && *checked < MAX_SHIFT_CANDIDATES; sr++) {
+            int hyp_errs = 0, ref_errs = 0;
+            for (int64_t length = 1; length <= MAX_SHIFT_SIZE && sh + length <= n_hyp && sr + length <= n_ref
+                                     && words[sh + length - 1] == ref[sr + length - 1]; length++) {
+                hyp_errs += s->hyp_err[sh + length - 1];
+                ref_errs += s->ref_err[sr + length - 1];
+                if (!hyp_errs || !ref_errs) continue;
+                if (sh <= s->align[sr] && s->align[sr] < sh + length) continue;
+                int64_t prev_idx = -1;
+                for (int64_t offset = -1; offset < length; offset++) {
+                    int64_t idx = sr + offset == -1 ? 0 : s->align[sr + offset] + 1;
+                    if (idx == prev_idx) continue;
+                    prev_idx = idx;
+                    ++*checked;
+                    if (idx == sh) continue; /* moved in front of itself: no change, no gain */
+                    int64_t lo, hi;
+                    perform_shift(words, n_hyp, sh, length, idx, s->shifted, &lo, &hi);
+                    Move m = {now - moved_distance(b, s->shifted, ref, lo, hi, s->row_a, s->row_b), length, sh, idx};
+                    if (m.gain > 0 && ranks_above(&m, &best)) best = m;
+                }
+            }
+        }
+    }
+    return best;
+}
+
 /* Edits (shifts + beam edit distance) of one pair, |ref| > 0; -1 when out of memory. */
 static int64_t pair_edits(const int64_t *hyp, int64_t n_hyp, const int64_t *ref, int64_t n_ref, Scratch *s)
 {
@@ -256,46 +308,10 @@ static int64_t pair_edits(const int64_t *hyp, int64_t n_hyp, const int64_t *ref,
         now = b.fwd[b.start[n_hyp] + n_ref - b.lo[n_hyp]];
         trace(&b, words, ref, s->align, s->hyp_err, s->ref_err);
         fill_backward(&b, words, ref);
-        int32_t best_gain = 0;
-        int64_t best_len = 0, best_start = 0, best_target = 0;
-        int found = 0;
-        for (int64_t sh = 0; sh < n_hyp && checked < MAX_SHIFT_CANDIDATES; sh++) {
-            int64_t r_from = sh - MAX_SHIFT_DIST > 0 ? sh - MAX_SHIFT_DIST : 0;
-            int64_t r_to = sh + MAX_SHIFT_DIST + 1 < n_ref ? sh + MAX_SHIFT_DIST + 1 : n_ref;
-            for (int64_t sr = r_from; sr < r_to && checked < MAX_SHIFT_CANDIDATES; sr++) {
-                int hyp_errs = 0, ref_errs = 0;
-                for (int64_t length = 1; length <= MAX_SHIFT_SIZE && sh + length <= n_hyp && sr + length <= n_ref
-                                         && words[sh + length - 1] == ref[sr + length - 1]; length++) {
-                    hyp_errs += s->hyp_err[sh + length - 1];
-                    ref_errs += s->ref_err[sr + length - 1];
-                    if (!hyp_errs || !ref_errs) continue;
-                    if (sh <= s->align[sr] && s->align[sr] < sh + length) continue;
-                    int64_t prev_idx = -1;
-                    for (int64_t offset = -1; offset < length; offset++) {
-                        int64_t idx = sr + offset == -1 ? 0 : s->align[sr + offset] + 1;
-                        if (idx == prev_idx) continue;
-                        prev_idx = idx;
-                        checked++;
-                        if (idx == sh) continue; /* moved in front of itself: no change, no gain */
-                        int64_t lo, hi;
-                        perform_shift(words, n_hyp, sh, length, idx, s->shifted, &lo, &hi);
-                        int32_t gain = now - moved_distance(&b, s->shifted, ref, lo, hi, s->row_a, s->row_b);
-                        /* rank by (gain, length, -start, -target); candidates come in increasing start */
-                        if (gain > 0 && (!found || gain > best_gain || (gain == best_gain && (length > best_len
-                            || (length == best_len && (sh < best_start || (sh == best_start && idx < best_target))))))) {
-                            found = 1;
-                            best_gain = gain;
-                            best_len = length;
-                            best_start = sh;
-                            best_target = idx;
-                        }
-                    }
-                }
-            }
-        }
-        if (checked >= MAX_SHIFT_CANDIDATES || !found) break;
+        Move best = best_move(&b, words, ref, now, s, &checked);
+        if (checked >= MAX_SHIFT_CANDIDATES || best.gain <= 0) break; /* the round that reaches the cap is discarded */
         int64_t lo, hi;
-        perform_shift(words, n_hyp, best_start, best_len, best_target, s->shifted, &lo, &hi);
+        perform_shift(words, n_hyp, best.start, best.length, best.target, s->shifted, &lo, &hi);
         memcpy(words, s->shifted, sizeof(int64_t) * (size_t)n_hyp);
         shifts++;
     }
