@@ -9,6 +9,7 @@ The pair is a random reference (a vocabulary of 300 word ids) and a hypothesis m
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -35,6 +36,7 @@ def long_pair(words: int, rng: random.Random):
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     if _compiled is None:
         raise SystemExit("the compiled search is not built (pip install -e .)")
     rng = random.Random(3)
