@@ -103,6 +103,12 @@ def in_worker() -> bool:
     return _IN_WORKER or getattr(_TASK, "running", False)
 
 
+def in_pool_worker() -> bool:
+    """Whether this is a worker process of :func:`run_tasks`' local pool: one task at a time, and the process
+    ends with the pool (unlike a Dask worker, which runs tasks of many runs on several threads)."""
+    return _IN_WORKER
+
+
 @contextmanager
 def running_task():
     """Mark the current thread as running one task (a Dask worker's thread) for :func:`in_worker`."""

@@ -642,3 +642,79 @@ def test_ter_refuses_a_10_mb_line_at_once():
     with pytest.raises(InputError, match=r"row 0 has a text of 2,097,152 words.*split long lines"):
         ter.statistics(ter.analyse([line, "a short reference"]), [0], [0, 1], [1])
     assert time.perf_counter() - start < 30
+
+
+def test_metrics_sharing_an_analysis_are_one_group_and_others_their_own():
+    from combo.metrics.registry import get_metric
+    from combo.scoring.plan import _affinity
+
+    kernels = [get_metric(name) for name in ("cp-tk-sst", "cp-tk-st", "cp-tk-ptk", "sp-op")]
+    assert {_affinity(m) for m in kernels} == {("layers", "shallow")}
+    assert _affinity(get_metric("dp-tk")) == ("layers", "dependencies")
+    assert _affinity(get_metric("emb-avg")) == _affinity(get_metric("emb-extrema")) == ("resources", "glove-6b-50d")
+    assert _affinity(get_metric("bleu")) is None
+
+
+def test_a_worker_goes_on_with_the_memo_of_its_groups_task_before_and_drops_it_otherwise(monkeypatch):
+    from combo.analysis import layers
+    from combo.metrics.base import Rows
+    from combo.metrics.registry import get_metric
+    from combo.scoring import tasks as scoring_tasks
+    from combo.scoring.tasks import ChunkTask, MetricTask, RowChunk, _kept_memo
+
+    monkeypatch.setattr(scoring_tasks, "_KEPT", None)
+    rows = np.zeros(0, dtype=np.int64)
+    texts, other_texts = ["a b"], ["a b"]
+
+    def memo_of(task):
+        with _kept_memo(task):
+            return layers._MEMO.get()
+
+    def metric_task(name, over=texts):
+        return MetricTask(get_metric(name), over, None, rows, 1)
+
+    with layers.analysis_memo() as run:
+        first = memo_of(metric_task("cp-tk-sst"))
+        assert first.parent is run
+        assert memo_of(metric_task("cp-tk-ptk")) is first  # same texts, same affinity: the memo goes on
+        assert memo_of(metric_task("cp-tk-ptk", other_texts)) is not first  # equal texts, another list: new
+        dependent = memo_of(metric_task("dp-tk", other_texts))
+        assert memo_of(metric_task("bleu", other_texts)) is not dependent  # no affinity: a memo of its own
+        assert scoring_tasks._KEPT is None
+        chunk = RowChunk.cut(Rows.build(["a b"], [["a b"]]), 0, 1)
+        memo_of(metric_task("cp-tk-sst"))
+        memo_of(ChunkTask(get_metric("cp-tk-sst"), chunk))
+        assert scoring_tasks._KEPT is None  # a chunk of rows is never kept, and drops the memo before it
+    with pytest.raises(ValueError, match="within the run"):
+        with layers.analysis_memo():
+            with layers.task_memo(first):
+                pass
+
+
+def test_two_workers_sharing_analyses_between_tasks_give_one_process_scores(monkeypatch, tmp_path, wmt12_de_en):
+    # the three constituent kernels read one chunk tree per text: a worker builds it once for the tasks of the
+    # group it runs one after another (at most once per worker, so fewer than three times per text)
+    from combo.analysis import layers
+    from combo.metrics import constituent
+
+    built = tmp_path / "built"
+    chunk_tree = constituent.from_chunks
+
+    def counted(*args):
+        with open(built, "a") as out:
+            out.write("x")
+        return chunk_tree(*args)
+
+    ref, systems = wmt12_de_en
+    tb = _testbed(ref, systems, n=60)
+    names = ["cp-tk-sst", "cp-tk-st", "cp-tk-ptk", "sp-op", "dp-tk", "dp-or", "emb-avg", "emb-extrema", "bleu"]
+    layers.set_cache_dir(tmp_path / "cache")
+    try:
+        one = score_testbed(tb, names)
+        monkeypatch.setattr(constituent, "from_chunks", counted)
+        two = score_testbed(tb, names, jobs=2)
+    finally:
+        layers._cache_dir_override = layers._UNSET
+    assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
+    distinct = len({t for _, _, t in tb.rows()} | {r for s in tb.segments for r in s.references})
+    assert distinct <= len(built.read_text()) <= 2 * distinct

@@ -434,10 +434,14 @@ def analysis_memo() -> ContextManager[AnalysisMemo]:
     return run_scope(_MEMO, AnalysisMemo)
 
 
-def task_memo() -> ContextManager[AnalysisMemo]:
+def task_memo(memo: Optional[AnalysisMemo] = None) -> ContextManager[AnalysisMemo]:
     """A memo for one task of a run (a chunk of rows): it reads the run's memo and drops what it adds at the end
-    of the ``with`` body, so the task's memory is bounded by its own texts whatever ran before it."""
-    return run_scope(_MEMO, lambda: AnalysisMemo(parent=_MEMO.get()), fresh=True)
+    of the ``with`` body, so the task's memory is bounded by its own texts whatever ran before it. ``memo``: the
+    one an earlier task of the same run had, to go on with (what that task added is read again, not redone)."""
+    if memo is not None and memo.parent is not _MEMO.get():
+        raise ValueError("a task memo goes on only within the run that opened it")
+    return run_scope(_MEMO, (lambda: memo) if memo is not None else (lambda: AnalysisMemo(parent=_MEMO.get())),
+                     fresh=True)
 
 
 def _memo() -> AnalysisMemo:

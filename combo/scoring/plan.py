@@ -3,7 +3,7 @@ costly analysis layers annotated once before the tasks, the supplied trees each 
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -67,3 +67,15 @@ def _costly_layers(metric: Metric) -> List[str]:
 def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:
     """The supplied trees a task of ``metric`` needs: the test bed's when the metric reads them, else none."""
     return testbed.trees if _supplied_kind(metric) is not None else SuppliedTrees()
+
+
+def _affinity(metric: Metric) -> Optional[Tuple[str, ...]]:
+    """What a task of ``metric`` over all the rows shares with other metrics' tasks in one worker process: the
+    costly layers it reads (their decoded analyses and the trees derived from them: the three constituent tree
+    kernels read one chunk tree per text) or else the resources it loads (GloVe's table, read by three
+    metrics); None when neither. A parallel run gives tasks of one affinity to one worker one after another,
+    which keeps their analyses between them (:func:`combo.scoring.tasks._call_with_trees`)."""
+    layers = tuple(_costly_layers(metric))
+    if layers:
+        return ("layers",) + layers
+    return ("resources",) + tuple(metric.resources) if metric.resources else None

@@ -19,7 +19,7 @@ from ..analysis.supplied import using_trees
 from ..metrics.base import Candidates, Metric, Rows, group_slice
 from ..testbed import Testbed
 from .cache import _Cache, _fingerprint
-from .plan import PARALLEL_LAYERS, _chars_per_row, _chunkable, _costly_layers, _row_step, _trees_for
+from .plan import PARALLEL_LAYERS, _affinity, _chars_per_row, _chunkable, _costly_layers, _row_step, _trees_for
 from .resolve import MetricLike, _expand_sets, check_references, metrics_for
 from .table import ScoreTable, _table, _with_notes
 from .tasks import ChunkTask, CountTask, MetricTask, RowChunk, Task, _call, _call_with_trees, _CountMerge, _RowAssembly
@@ -144,7 +144,7 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
         run_tasks(_call_with_trees, [_call(trees[i], tasks[i]) for i in indices], jobs, progress, desc,
                   on_result=None if on_result is None else lambda j, r: on_result(indices[j], r),
                   weights=[tasks[i].weight for i in indices], sent=[sent[i] for i in indices], keep=False,
-                  groups=[id(tasks[i].metric) for i in indices],  # a metric's chunks share its per-process set-up
+                  groups=[_group(tasks[i]) for i in indices],
                   while_running=while_running)
 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
@@ -158,6 +158,15 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
             tasks = _bound_to_references(testbed, tasks, rows, jobs, progress)
         done = set(first)
         run([i for i in range(len(tasks)) if i not in done])
+
+
+def _group(task: Task):
+    """The group of ``task`` for the local pool (``groups`` of :func:`~combo.parallel.run_tasks`), whose tasks
+    one worker takes one after another: a metric's chunks, which share its per-process set-up (WordNet for
+    METEOR); the tasks over all rows of metrics with one affinity (:func:`~combo.scoring.plan._affinity`),
+    which share their analyses (:func:`~combo.scoring.tasks._kept_memo`)."""
+    affinity = _affinity(task.metric) if isinstance(task, MetricTask) else None
+    return affinity if affinity is not None else id(task.metric)
 
 
 def _sendable(metric: Metric) -> bool:
