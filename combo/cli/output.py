@@ -7,7 +7,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterable, List, Optional
 
 import click
 
@@ -74,12 +74,16 @@ def table(records: List[dict], fmt: str) -> str:
     """``records`` (dicts with the same keys) as TSV or CSV (floats with six decimals)."""
     if not records:
         return ""
+    header = list(records[0])
+    return rows_table(header, (map(r.get, header) for r in records), fmt)
+
+
+def rows_table(header: List[str], rows: Iterable[Iterable], fmt: str) -> str:
+    """A header and rows of values as TSV or CSV (floats with six decimals, None empty)."""
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(records[0]), delimiter="\t" if fmt == "tsv" else ",",
-                            lineterminator="\n")
-    writer.writeheader()
-    for r in records:
-        writer.writerow({k: (f"{v:.6f}" if isinstance(v, float) else v) for k, v in r.items()})
+    writer = csv.writer(buf, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows([f"{v:.6f}" if isinstance(v, float) else v for v in row] for row in rows)
     return buf.getvalue()
 
 

@@ -10,7 +10,7 @@ import click
 from ..scoring import LEVELS
 from .options import Choice, MetricsOption, jobs_option, load_testbed, metric_list, scale_options, \
     score_cache_option, testbed_options
-from .output import check_outputs, count, json_text, table as records_table, write_output
+from .output import check_outputs, count, json_text, rows_table, write_output
 
 
 @click.command()
@@ -41,7 +41,7 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
         doc = json.loads(table.to_json())
         text = json_text({**doc, "notes": notes} if notes else doc)  # NaN (no score) is null, as json_text writes it
     else:
-        text = records_table(table.to_records(level), fmt)
+        text = rows_table(*table.to_rows(level), fmt)
     write_output(text, out)
     if fmt != "json":
         for note in notes:

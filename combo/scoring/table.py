@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -49,14 +49,20 @@ class ScoreTable:
 
     def to_records(self, level: str = "system") -> List[Dict[str, object]]:
         """Rows as dicts: per system, or per (system, segment) (``level`` one of :data:`LEVELS`)."""
+        header, rows = self.to_rows(level)
+        return [dict(zip(header, row)) for row in rows]
+
+    def to_rows(self, level: str = "system") -> Tuple[List[str], Iterator[list]]:
+        """The column names and the rows (lists of values, scores as floats): per system, or per (system,
+        segment) (``level`` one of :data:`LEVELS`)."""
         if level not in LEVELS:
             raise OptionError(f"unknown level {level!r}; choose one of {list(LEVELS)}")
         if level == "system":
-            return [{"system": s, **{m: float(self.system[j, i]) for j, m in enumerate(self.metrics)}}
-                    for i, s in enumerate(self.systems)]
-        return [{"system": self.systems[self.row_system[k]], "segment": self.segment_ids[self.row_segment[k]],
-                 **{m: float(self.segment[j, k]) for j, m in enumerate(self.metrics)}}
-                for k in range(len(self.row_system))]
+            return ["system", *self.metrics], ([s, *v] for s, v in zip(self.systems, self.system.T.tolist()))
+        systems, segments = self.systems, self.segment_ids
+        return ["system", "segment", *self.metrics], (
+            [systems[s], segments[g], *v]
+            for s, g, v in zip(self.row_system.tolist(), self.row_segment.tolist(), self.segment.T.tolist()))
 
     def save(self, path) -> None:
         """Save as ``.npz``: plain arrays and JSON text, no pickle."""
