@@ -11,4 +11,5 @@ FLAGS = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 setup(ext_modules=[
     Extension("combo.metrics.lexical._ter", ["combo/metrics/lexical/_ter.c"], optional=True),
     Extension("combo.analysis._kernels", ["combo/analysis/_kernels.c"], optional=True, extra_compile_args=FLAGS),
+    Extension("combo.analysis._trees", ["combo/analysis/_trees.c"], optional=True),
 ])

@@ -29,6 +29,11 @@ import numpy as np
 from combo.analysis.scope import run_scope
 from combo.errors import InputError
 
+try:
+    from . import _trees as _compiled  # built from _trees.c at install where a C compiler is found (setup.py)
+except ImportError:  # pragma: no cover - no compiler at install
+    _compiled = None
+
 __all__ = [
     "Tree", "TreeIndex", "EMPTY_TREE", "parse_bracketed", "read_bracketed",
     "from_dependencies", "read_conllu", "from_chunks", "variant", "VARIANTS",
@@ -310,6 +315,14 @@ class Tree:
                 open_count += a - 1
             if open_count:
                 raise InputError("the pre-order sequence ends before every node has its children")
+        tree = cls.__new__(cls)
+        tree._set(labels, arities)
+        return tree
+
+    @classmethod
+    def _of_tuples(cls, labels: Tuple[str, ...], arities: Tuple[int, ...]) -> "Tree":
+        """The tree of pre-order ``labels`` and child counts ``arities`` (tuples of str and int) that are
+        known to be one tree (what ``_trees.c`` returns)."""
         tree = cls.__new__(cls)
         tree._set(labels, arities)
         return tree
@@ -622,6 +635,10 @@ def from_dependencies(words: Sequence[str], heads: Sequence[int], relations: Seq
 
     if n == 0:
         return EMPTY_TREE
+    if _compiled is not None:  # the same labels and child counts, or None for input the code below refuses
+        built = _compiled.dependency_preorder(words, heads, relations, pos)
+        if built is not None:
+            return Tree._of_tuples(*built)
     before: List[List[int]] = [[] for _ in range(n + 1)]  # the dependents left of each head (0: the root)
     after: List[List[int]] = [[] for _ in range(n + 1)]  # and right of it
     for t, h in enumerate(map(int, heads), 1):
@@ -746,6 +763,10 @@ def from_chunks(words: Sequence[str], pos: Sequence[str], chunks: Sequence[str],
         raise InputError("words, POS tags and chunk tags must have the same length")
     if not words:
         return EMPTY_TREE
+    if _compiled is not None:  # the same labels and child counts, or None for input the code below refuses
+        built = _compiled.chunk_preorder(words, pos, chunks, root)
+        if built is not None:
+            return Tree._of_tuples(*built)
     labels: List[str] = [_check_label(root)]
     arities: List[int] = [0]
     current: Optional[str] = None
