@@ -718,3 +718,40 @@ def test_two_workers_sharing_analyses_between_tasks_give_one_process_scores(monk
     assert np.array_equal(one.segment, two.segment) and np.array_equal(one.system, two.system)
     distinct = len({t for _, _, t in tb.rows()} | {r for s in tb.segments for r in s.references})
     assert distinct <= len(built.read_text()) <= 2 * distinct
+
+
+def test_a_pool_worker_trims_its_heap_only_when_much_of_it_is_free(monkeypatch):
+    import combo.parallel as parallel
+
+    calls = []
+
+    class FakeGlibc:
+        def malloc_trim(self, pad):
+            calls.append(("trim", pad))
+
+        def mallopt(self, option, value):
+            calls.append(("mallopt", option, value))
+
+    monkeypatch.setattr(parallel, "_glibc", lambda: FakeGlibc())
+    free = [parallel.POOL_FREE_HEAP]
+    monkeypatch.setattr(parallel, "_free_heap", lambda: free[0])
+    parallel._release_memory()
+    assert calls == []  # no more free than it keeps
+    free[0] += 1
+    parallel._release_memory()
+    assert calls == [("trim", 0)]
+    calls.clear()
+    parallel._keep_free_heap()  # M_MMAP_THRESHOLD (-3) at half of it, M_TRIM_THRESHOLD (-1) at it
+    assert calls == [("mallopt", -3, parallel.POOL_FREE_HEAP // 2), ("mallopt", -1, parallel.POOL_FREE_HEAP)]
+    monkeypatch.setattr(parallel, "_glibc", lambda: None)  # musl, macOS: nothing to call
+    parallel._release_memory()
+    parallel._keep_free_heap()
+    assert calls[2:] == []
+
+
+def test_the_free_heap_is_read_from_glibc():
+    import combo.parallel as parallel
+
+    if parallel._glibc() is None or parallel._mallinfo2() is None:
+        pytest.skip("not glibc 2.33 or newer")
+    assert 0 <= parallel._free_heap() < 1 << 40

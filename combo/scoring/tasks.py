@@ -217,8 +217,9 @@ def _call_with_trees(trees: SuppliedTrees, kind: type, *args):
     """``kind(*args).run()`` (a task, built back from :func:`_call`'s arguments) with the test bed's supplied
     trees in use and a fresh tree numbering (in whatever process runs the task), so a metric's scores never
     depend on the other metrics of the run nor on ``jobs``. In a
-    worker process the task's analyses are dropped when it ends (:func:`task_memo`): a worker runs whichever
-    tasks come to it, and keeping each one's decoded parses and trees made both workers hold nearly all of them."""
+    worker process the task's analyses are dropped when it ends (:func:`task_memo`) unless the next task reads
+    the same ones (:func:`_kept_memo`): a worker runs whichever tasks come to it, and keeping each one's decoded
+    parses and trees made both workers hold nearly all of them."""
     from ..parallel import in_pool_worker, in_worker
 
     task = kind(*args)
