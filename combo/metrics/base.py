@@ -472,9 +472,7 @@ def analyser_versions(metric: Metric) -> str:
     """``analysers:`` the version of each analysis layer a metric reads (spaCy and its model, TextBlob,
     sentence-transformers) and each resource's package (the GloVe package); what a tuned
     model records. Empty for metrics of text alone."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from ..analysis.layers import LAYERS
+    from ..analysis.layers import LAYERS, _package_version
 
     parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
                    if name in LAYERS and name not in ("tokens", "lowercase"))
@@ -482,10 +480,6 @@ def analyser_versions(metric: Metric) -> str:
         packages = [_RESOURCE_PACKAGES.get(resource)]
         if resource == "all-minilm-l6-v2":
             packages.append("sentence-transformers")
-        for package in filter(None, packages):
-            try:
-                parts.append(f"{package}:{version(package)}")
-            except PackageNotFoundError:
-                parts.append(f"{package}:absent")
+        parts.extend(f"{package}:{_package_version(package)}" for package in filter(None, packages))
     parts.extend(metric.file_digests())
     return f"analysers:{','.join(dict.fromkeys(parts))}" if parts else ""
