@@ -48,7 +48,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, ContextManager, Dict, FrozenSet, List, MutableMapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (Callable, ContextManager, Dict, FrozenSet, List, MutableMapping, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from ..errors import OptionError, ResourceMissing
 from ..extras import install_hint, require_modules
