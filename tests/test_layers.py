@@ -209,8 +209,8 @@ def test_wordnet_synonyms_are_looked_up_once_and_a_cached_word_does_not_load_wor
                                                                                       monkeypatch):
     from combo.analysis import wordnet
 
-    words = ["dog", "ran", "The", "better", "xyzzyq", "dog"]
-    expected = [wordnet.synonym_lemmas(w) for w in words]
+    words = ["dog", "ran", "The", "better", "xyzzyq", "dog", "a\tb", '["x"]', ""]
+    expected = [wordnet.synonym_lemmas(w) for w in words]  # any character may be in a word, or none
     assert annotate("wordnet-synonyms", words) == expected
     assert "domestic_dog" not in expected[0] and "frump" in expected[0] and expected[4] == frozenset({"xyzzyq"})
     monkeypatch.setattr(wordnet, "_reader", None)  # as in a new process

@@ -391,7 +391,7 @@ class WordNetSynonymsLayer(Layer):
     def version(self) -> str:
         from .wordnet import wordnet_version
 
-        return f"wordnet-synonyms|{wordnet_version()}|enc:{ENCODING_VERSION}"
+        return f"wordnet-synonyms|{wordnet_version()}|json|enc:{ENCODING_VERSION}"
 
     def check(self) -> None:
         from .wordnet import find_wordnet
@@ -401,10 +401,13 @@ class WordNetSynonymsLayer(Layer):
     def annotate_batch(self, texts):
         from .wordnet import synonym_lemmas
 
-        return ["\t".join(sorted(synonym_lemmas(word))) for word in texts]
+        return [json.dumps(sorted(synonym_lemmas(word)), ensure_ascii=False) for word in texts]
 
     def decode(self, stored: str) -> FrozenSet[str]:
-        return frozenset(stored.split("\t"))
+        names = json.loads(stored)  # a list: any character may be in a word
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError("not a list of names")
+        return frozenset(names)
 
 
 class GloveRowsLayer(Layer):
