@@ -44,6 +44,21 @@ def wmt12_de_en(data):
 
 
 @pytest.fixture(scope="session")
+def wmt12_de_en_parses(wmt12_de_en):
+    """``parses(segments, n_systems)``: the dependency and shallow parses (spaCy, Pattern) of WMT12 de-en's first
+    ``segments`` references and outputs of its first ``n_systems`` systems by name, each distinct text once."""
+    from combo.analysis.layers import annotate
+
+    def parses(segments: int, n_systems: int):
+        ref, systems = wmt12_de_en
+        texts = list(dict.fromkeys(ref[:segments] + [line for name in sorted(systems)[:n_systems]
+                                                     for line in systems[name][:segments]]))
+        return annotate("dependencies", texts), annotate("shallow", texts)
+
+    return parses
+
+
+@pytest.fixture(scope="session")
 def wmt12_into_english(data):
     """List of (pair, reference lines, {system: lines}) for the four into-English pairs."""
     return list(_wmt12_into_english(data))

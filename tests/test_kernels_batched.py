@@ -14,7 +14,6 @@ import pytest
 from combo.analysis import kernels
 from combo.analysis.kernels import (TreeKernel, _Forest, _partial_tree_batch, _partial_tree_pair, _PtkForest,
                                     _subset_tree_batch, _subset_tree_pair, normalise)
-from combo.analysis.layers import annotate
 from combo.analysis.trees import (EMPTY_TREE, VARIANTS, Tree, TreeIds, TreeIndex, _check_label, _reaches_root,
                                   from_chunks, from_dependencies, parse_bracketed, tree_ids, variant)
 from combo.errors import InputError
@@ -23,11 +22,8 @@ SEGMENTS = 100
 
 
 @pytest.fixture(scope="module")
-def parses(wmt12_de_en):
-    ref, systems = wmt12_de_en
-    texts = list(dict.fromkeys(ref[:SEGMENTS] + [line for name in sorted(systems)[:2]
-                                                  for line in systems[name][:SEGMENTS]]))
-    return annotate("dependencies", texts), annotate("shallow", texts)
+def parses(wmt12_de_en_parses):
+    return wmt12_de_en_parses(SEGMENTS, 2)
 
 
 @pytest.fixture(scope="module")

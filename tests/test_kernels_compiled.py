@@ -13,7 +13,6 @@ import pytest
 
 from combo.analysis import kernels
 from combo.analysis.kernels import TreeKernel, _compiled, _partial_tree_pair, _subset_tree_pair
-from combo.analysis.layers import annotate
 from combo.analysis.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, from_dependencies, parse_bracketed, \
     tree_ids, variant
 from combo.errors import InputError, OptionError
@@ -28,11 +27,8 @@ SETTINGS = [(0.4, 0.4), (1.0, 1.0), (0.1, 0.4), (0.77, 0.013)]
 
 
 @pytest.fixture(scope="module")
-def real_trees(wmt12_de_en):
-    ref, systems = wmt12_de_en
-    texts = list(dict.fromkeys(ref[:SEGMENTS] + [line for name in sorted(systems)[:2]
-                                                  for line in systems[name][:SEGMENTS]]))
-    deps, shallow = annotate("dependencies", texts), annotate("shallow", texts)
+def real_trees(wmt12_de_en_parses):
+    deps, shallow = wmt12_de_en_parses(SEGMENTS, 2)
     trees = [from_dependencies(d.words, d.heads, d.relations, d.tags) for d in deps]
     trees += [from_chunks(p.words, p.pos, p.chunks) for p in shallow]
     trees += [variant(t, name) for t in trees[::9] for name in VARIANTS]

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from combo.analysis import trees
-from combo.analysis.layers import annotate
 from combo.analysis.trees import from_chunks, from_dependencies
 from combo.errors import InputError
 
@@ -16,11 +15,8 @@ SEGMENTS = 200
 
 
 @pytest.fixture(scope="module")
-def parses(wmt12_de_en):
-    ref, systems = wmt12_de_en
-    texts = list(dict.fromkeys(ref[:SEGMENTS] + [line for name in sorted(systems)[:4]
-                                                  for line in systems[name][:SEGMENTS]]))
-    return annotate("dependencies", texts), annotate("shallow", texts)
+def parses(wmt12_de_en_parses):
+    return wmt12_de_en_parses(SEGMENTS, 4)
 
 
 def _both(monkeypatch, build):

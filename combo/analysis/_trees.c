@@ -47,6 +47,16 @@ done:
     return out;
 }
 
+/* What a builder returns: out, or None (any error cleared) for irregular input. */
+static PyObject *result(PyObject *out, int irregular)
+{
+    if (irregular) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    return out;
+}
+
 /* The sequences' items (PySequence_Fast), all of length n, or NULL with *fast set to NULL for a mismatch. */
 static PyObject **items_of(PyObject *seq, Py_ssize_t n, PyObject **fast)
 {
@@ -71,10 +81,8 @@ static PyObject *dependency_preorder(PyObject *self, PyObject *args)
     int irregular = 1;
 
     Py_ssize_t n = PySequence_Size(words_in);
-    if (n <= 0) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
+    if (n <= 0)
+        return result(NULL, 1);
     PyObject **words = items_of(words_in, n, &fw), **heads = items_of(heads_in, n, &fh);
     PyObject **relations = items_of(relations_in, n, &fr), **pos = NULL;
     if (pos_in != Py_None)
@@ -163,11 +171,7 @@ done:
     Py_XDECREF(fh);
     Py_XDECREF(fr);
     Py_XDECREF(fp);
-    if (irregular) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return out;
+    return result(out, irregular);
 }
 
 static PyObject *chunk_preorder(PyObject *self, PyObject *args)
@@ -181,10 +185,8 @@ static PyObject *chunk_preorder(PyObject *self, PyObject *args)
     int irregular = 1;
 
     Py_ssize_t n = PySequence_Size(words_in);
-    if (n <= 0 || !is_label(root)) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
+    if (n <= 0 || !is_label(root))
+        return result(NULL, 1);
     PyObject **words = items_of(words_in, n, &fw), **pos = items_of(pos_in, n, &fp);
     PyObject **chunks = items_of(chunks_in, n, &fc);
     if (words == NULL || pos == NULL || chunks == NULL)
@@ -257,11 +259,7 @@ done:
     Py_XDECREF(fw);
     Py_XDECREF(fp);
     Py_XDECREF(fc);
-    if (irregular) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    return out;
+    return result(out, irregular);
 }
 
 static PyMethodDef methods[] = {
