@@ -315,14 +315,12 @@ class Tree:
                 open_count += a - 1
             if open_count:
                 raise InputError("the pre-order sequence ends before every node has its children")
-        tree = cls.__new__(cls)
-        tree._set(labels, arities)
-        return tree
+        return cls._of_tuples(labels, arities)
 
     @classmethod
     def _of_tuples(cls, labels: Tuple[str, ...], arities: Tuple[int, ...]) -> "Tree":
         """The tree of pre-order ``labels`` and child counts ``arities`` (tuples of str and int) that are
-        known to be one tree (what ``_trees.c`` returns)."""
+        known to be one tree (what ``_trees.c`` returns, or :meth:`from_preorder` has checked)."""
         tree = cls.__new__(cls)
         tree._set(labels, arities)
         return tree
