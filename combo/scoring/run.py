@@ -19,10 +19,11 @@ from ..analysis.supplied import using_trees
 from ..metrics.base import Candidates, Metric, Rows, group_slice
 from ..testbed import Testbed
 from .cache import _Cache, _fingerprint
-from .plan import PARALLEL_LAYERS, _affinity, _chars_per_row, _chunkable, _costly_layers, _row_step, _trees_for
+from .plan import PARALLEL_LAYERS, _chars_per_row, _chunkable, _costly_layers, _row_step, _trees_for
 from .resolve import MetricLike, _expand_sets, check_references, metrics_for
 from .table import ScoreTable, _table, _with_notes
-from .tasks import ChunkTask, CountTask, MetricTask, RowChunk, Task, _call, _call_with_trees, _CountMerge, _RowAssembly
+from .tasks import (ChunkTask, CountTask, MetricTask, RowChunk, Task, _call, _call_with_trees, _CountMerge,
+                    _RowAssembly, _task_affinity)
 
 
 def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Optional[Sequence[str]] = None,
@@ -165,7 +166,7 @@ def _group(task: Task):
     one worker takes one after another: a metric's chunks, which share its per-process set-up (WordNet for
     METEOR); the tasks over all rows of metrics with one affinity (:func:`~combo.scoring.plan._affinity`),
     which share their analyses (:func:`~combo.scoring.tasks._kept_memo`)."""
-    affinity = _affinity(task.metric) if isinstance(task, MetricTask) else None
+    affinity = _task_affinity(task)
     return affinity if affinity is not None else id(task.metric)
 
 

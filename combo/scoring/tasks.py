@@ -228,6 +228,12 @@ def _call_with_trees(trees: SuppliedTrees, kind: type, *args):
         return task.run()
 
 
+def _task_affinity(task) -> Optional[Tuple[str, ...]]:
+    """The affinity (:func:`~combo.scoring.plan._affinity`) of a :class:`MetricTask`'s metric; None for a chunk of
+    rows or of reference counts, whose analyses are never kept."""
+    return _affinity(task.metric) if isinstance(task, MetricTask) else None
+
+
 #: In a local pool worker: ``(texts, affinity, memo)`` of the task it ran last, when that was a
 #: :class:`MetricTask` with an affinity (:func:`~combo.scoring.plan._affinity`); else None.
 _KEPT: Optional[tuple] = None
@@ -246,7 +252,7 @@ def _kept_memo(task) -> Iterator[None]:
     from ..parallel import _release_memory
 
     global _KEPT
-    affinity = _affinity(task.metric) if isinstance(task, MetricTask) else None
+    affinity = _task_affinity(task)
     kept, _KEPT = _KEPT, None
     if kept is not None and not (affinity is not None and kept[0] is task.texts and kept[1] == affinity):
         kept = None
