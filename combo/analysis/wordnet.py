@@ -14,7 +14,7 @@ import os
 import sys
 import zipfile
 from functools import lru_cache
-from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ..errors import ResourceMissing
 
@@ -153,10 +153,8 @@ def load_wordnet() -> WordNetDatabase:
     global _reader
     if _reader is not None:
         return _reader
-    where = _located_without_nltk()
-    if where is None:
-        root = _wordnet_root()
-
+    where, root = _located()
+    if root is not None:
         def read(name: str) -> bytes:
             with root.join(name).open() as stream:
                 return stream.read()
@@ -176,17 +174,24 @@ def load_wordnet() -> WordNetDatabase:
     return _reader
 
 
+def _located() -> Tuple[str, Any]:
+    """Where this process reads WordNet: the folder or zip :func:`_located_without_nltk` finds (and None), or
+    else the path of the corpus root NLTK's own search gives (and that root, which reads it)."""
+    where = _located_without_nltk()
+    if where is not None:
+        return where, None
+    root = _wordnet_root()
+    packed = getattr(root, "zipfile", None)
+    return (packed.filename if packed is not None else root.path), root
+
+
 def wordnet_version() -> str:
     """Which WordNet this process reads, for a cache of what is looked up in it: where it is, the size and
     modification time of its zip (or of its folder's ``data.noun``), and :data:`READER_VERSION`. A copy
     replaced, or one found elsewhere, starts a new cache. Nothing is loaded; ResourceMissing when absent."""
     global _version
     if _version is None:
-        where = _located_without_nltk()
-        if where is None:
-            root = _wordnet_root()
-            packed = getattr(root, "zipfile", None)
-            where = packed.filename if packed is not None else root.path
+        where, _ = _located()
         stat = os.stat(where if where.endswith(".zip") else os.path.join(where, "data.noun"))
         _version = f"{os.path.abspath(where)}|{stat.st_size}|{stat.st_mtime_ns}|reader:{READER_VERSION}"
     return _version
