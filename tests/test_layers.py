@@ -245,3 +245,15 @@ def test_glove_rows_are_looked_up_once_and_a_cached_word_does_not_read_the_word_
         assert table.index["queen"] == expected[1]  # the mapping itself is read when asked for
     finally:
         embeddings.glove_6b_50d_index.cache_clear()
+
+
+@pytest.mark.parametrize("texts, message", [
+    ("king", "one string"),  # would be read as its characters, one row each
+    (["a", 3], "text 1 to analyse is int"),
+    ([None], "text 0 to analyse is NoneType"),
+    (["a", b"b"], "text 1 to analyse is bytes"),
+])
+def test_texts_that_are_not_a_list_of_strings_are_refused(texts, message):
+    with pytest.raises(OptionError, match=message):
+        annotate("tokens", texts)
+    assert annotate("tokens", ("the cat",)) == [("the", "cat")]

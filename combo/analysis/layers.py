@@ -452,7 +452,11 @@ def get_layer(name: str) -> Layer:
     try:
         return LAYERS[name]
     except KeyError:
-        raise OptionError(f"unknown analysis layer {name!r}; known: {sorted(LAYERS)}") from None
+        from ..options import did_you_mean
+
+        hint = did_you_mean(str(name), list(LAYERS))
+        raise OptionError(f"unknown analysis layer {name!r}; " + (f"{hint} " if hint else "")
+                          + f"known: {', '.join(sorted(LAYERS))}") from None
 
 
 # ---------------------------------------------------------------------------
@@ -676,7 +680,15 @@ def _no_gc():
 
 def _not_decoded(layer_name: str, texts: Sequence[str]):
     """The layer (checked), its version, the memo in use, the memo's analyses of that version, and the distinct
-    texts not among them, in order."""
+    texts not among them, in order. ``texts`` must be a sequence of strings: one string alone would be read as
+    its characters (a row for each), so it is refused, as is any text that is not a string."""
+    if isinstance(texts, str):
+        raise OptionError(f"the texts to analyse are one string ({texts!r:.40}), not a list of strings; "
+                          "pass a list holding it")
+    if not set(map(type, texts)) <= {str}:
+        for k, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise OptionError(f"text {k} to analyse is {type(text).__name__} {text!r:.40}, not a string")
     layer = get_layer(layer_name)
     layer.check()
     version = layer.version()
