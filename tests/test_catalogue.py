@@ -23,7 +23,7 @@ def test_every_metric_declares_what_the_catalogue_needs():
     for name in names:
         cls = metric_class(name)
         assert cls.citation, f"{name} cites no paper"
-        assert cls.family in ("lexical", "shallow-syntactic", "syntactic", "embedding", "learned", "external")
+        assert cls.family in ("lexical", "shallow-syntactic", "syntactic", "embedding", "neural", "learned", "external")
         metric = cls()
         sig = metric.signature
         assert sig.startswith(cls.name + "|") and "version:" in sig

@@ -4,7 +4,8 @@ Every error a user can cause is a :class:`combo.errors.ComboError`: it is printe
 command exits with code 2 (a traceback only with ``--debug``). Output files are written whole or not at all.
 
 One module per command or group of commands (:mod:`.score`, :mod:`.search`, :mod:`.evaluate`, :mod:`.report`,
-:mod:`.train`, :mod:`.apply`, :mod:`.mutt`, :mod:`.metrics`, :mod:`.data`, :mod:`.cache`); the options they share
+:mod:`.train`, :mod:`.apply`, :mod:`.mutt`, :mod:`.metrics`, :mod:`.models`, :mod:`.data`,
+:mod:`.cache`); the options they share
 are declared once in :mod:`.options`, what search, evaluate and report share is in :mod:`.meta_evaluation`, and
 writing results in :mod:`.output`. Heavy imports stay inside the commands, so ``import combo.cli`` is quick.
 """
@@ -17,7 +18,7 @@ import click
 
 from .._version import __version__
 from ..errors import ComboError, one_line
-from . import apply, cache, data, evaluate, metrics, mutt, report, score, search, train
+from . import apply, cache, data, evaluate, metrics, models, mutt, report, score, search, train
 
 
 class ComboGroup(click.Group):
@@ -73,7 +74,7 @@ def main(ctx: click.Context, debug: bool) -> None:
 
 
 for _command in (score.score, search.search, evaluate.evaluate, report.report, metrics.metrics_cmd, data.data,
-                 cache.cache, train.train, apply.apply_cmd, mutt.mutt_cmd):
+                 cache.cache, train.train, apply.apply_cmd, mutt.mutt_cmd, models.models):
     main.add_command(_command)
 del _command
 

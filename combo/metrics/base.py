@@ -120,6 +120,7 @@ class Candidates:
     row_system: np.ndarray
     row_segment: np.ndarray
     rows: Rows
+    progress: bool = False  # a metric that computes for long (a neural checkpoint) shows a progress bar
 
 
 def check_inputs(hyps: Sequence[str], refs: Sequence[Sequence[str]],
@@ -241,6 +242,9 @@ class Metric:
     implementation_version: ClassVar[str] = "1"
     #: what a row's statistics depend on: one of :data:`LOCALITIES` (checked when the class is defined)
     locality: ClassVar[str] = "whole"
+    #: a ``"candidate"`` metric that computes its scores (a neural checkpoint), rather than reading them from a
+    #: file: its scores go to the score cache
+    computed: ClassVar[bool] = False
     #: what a :meth:`bound_to` copy carries from every reference of the call (NIST's information weights, CIDEr's
     #: idf); None: the statistics count over the references of their own call
     ngram_weights: Any = None

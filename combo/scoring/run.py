@@ -54,9 +54,14 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     n_sys = len(systems)
     cache = _Cache(cache_dir, _fingerprint(hyps, refs, weights, row_system, systems) if cache_dir is not None else "",
                    "segment", [(len(row_system),), (n_sys,)], testbed.trees)  # no cache: no texts to hash
+    computed = _Cache(cache_dir, _fingerprint([s.source for s in testbed.segments], hyps, refs, row_system, row_segment,
+                                              systems) if cache_dir is not None and any(
+        m.locality == "candidate" and m.computed for m in instances) else "",
+        "candidate", [(len(row_system),), (n_sys,)], testbed.trees)  # neural metrics: sources are inputs too
     del hyps, refs, weights
     with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
-        results, signatures = _read_per_candidate(instances, Candidates(testbed, systems, row_system, row_segment, rows))
+        results, signatures = _read_per_candidate(
+            instances, Candidates(testbed, systems, row_system, row_segment, rows, progress), computed)
     for k, m in enumerate(instances):
         if k not in results:
             results[k] = cache.get(m)
@@ -111,16 +116,26 @@ def _rows_of(testbed: Testbed, systems: Sequence[str]):
     return hyps, row_refs, row_weights, np.asarray(row_system, dtype=np.int64), np.asarray(row_segment, dtype=np.int64)
 
 
-def _read_per_candidate(instances: Sequence[Metric], cands: Candidates):
-    """Scores of the metrics read per candidate (``mtme:``, ``scores:``, tuned models using them): cheap, never cached.
+def _read_per_candidate(instances: Sequence[Metric], cands: Candidates, cache: _Cache):
+    """Scores of the metrics of locality ``"candidate"``: those read from files (``mtme:``, ``scores:``, tuned
+    models using them) are cheap and never cached; those computed from sources, texts and references by a
+    checkpoint (``computed``: COMET, MetricX) are cached in ``cache``, keyed by the checkpoint's digest (their
+    signature) and every source, candidate and reference.
 
     Returns ``({index: (segment scores, system scores)}, {index: signature with the files read})``.
     """
     results, signatures = {}, {}
     for k, m in enumerate(instances):
-        if m.locality == "candidate":
-            seg, sysv, signatures[k] = m.candidate_scores(cands)
-            results[k] = (seg, sysv)
+        if m.locality != "candidate":
+            continue
+        stored = cache.get(m) if m.computed else None
+        if stored is not None:
+            results[k], signatures[k] = tuple(stored), m.signature
+            continue
+        seg, sysv, signatures[k] = m.candidate_scores(cands)
+        results[k] = (seg, sysv)
+        if m.computed:
+            cache.put(m, (seg, sysv))
     return results, signatures
 
 

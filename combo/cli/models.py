@@ -1,0 +1,74 @@
+"""``combo models fetch|where``: the neural checkpoints the ``comet`` and ``metricx`` metrics read.
+
+Nothing in combo downloads a checkpoint on its own: ``fetch`` is the one step that does, on the user's word, into
+the Hugging Face cache that the metrics then read offline.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .options import Choice
+
+KINDS = ("auto", "comet", "metricx")
+
+
+def _kind(name: str, kind: str) -> str:
+    if kind != "auto":
+        return kind
+    return "metricx" if "metricx" in name.lower() else "comet"
+
+
+@click.group()
+def models() -> None:
+    """Neural checkpoints (COMET, MetricX): fetch them once, see where they are."""
+
+
+@models.command(name="fetch")
+@click.argument("name")
+@click.option("--kind", type=Choice(KINDS), default="auto", show_default=True,
+              help="What NAME is (auto: metricx when the name says so, else comet).")
+def models_fetch(name: str, kind: str) -> None:
+    """Download checkpoint NAME (a Hugging Face name) and what it needs into the Hugging Face cache.
+
+    A COMET checkpoint also needs its encoder's tokenizer and configuration (``pretrained_model`` in its
+    hparams.yaml, e.g. xlm-roberta-large); MetricX-23 needs mT5's tokenizer (google/mt5-xl). Prints the
+    metric spec that reads it.
+    """
+    from ..extras import install_hint, require_modules
+
+    require_modules(("huggingface_hub",), "huggingface_hub (to download checkpoints)", install_hint(_kind(name, kind)))
+    from huggingface_hub import snapshot_download
+
+    kind = _kind(name, kind)
+    log = lambda msg: click.echo(msg, err=True)  # noqa: E731
+    log(f"fetching {name} ...")
+    folder = snapshot_download(repo_id=name)
+    tokenizer_files = ["*.json", "*.model", "*.txt"]
+    if kind == "comet":
+        from ..metrics.comet import _hparams
+
+        encoder = _hparams(f"{folder}/hparams.yaml").get("pretrained_model")
+        if encoder:
+            log(f"fetching the tokenizer and configuration of its encoder {encoder} ...")
+            snapshot_download(repo_id=encoder, allow_patterns=tokenizer_files)
+        click.echo(f"comet:model={name}")
+    else:
+        from ..metrics.metricx import DEFAULT_TOKENIZER
+
+        log(f"fetching mT5's tokenizer {DEFAULT_TOKENIZER} ...")
+        snapshot_download(repo_id=DEFAULT_TOKENIZER, allow_patterns=tokenizer_files)
+        qe = ",qe=yes" if "-qe-" in name.lower() else ""
+        click.echo(f"metricx:model={name}{qe}")
+
+
+@models.command(name="where")
+@click.argument("name")
+def models_where(name: str) -> None:
+    """The local folder of checkpoint NAME in the Hugging Face cache (exit 2 when it is not there)."""
+    from ..metrics.neural import cached_snapshot, missing_checkpoint, hub_cache
+
+    snap = cached_snapshot(name)
+    if snap is None:
+        raise missing_checkpoint("checkpoint", name, f"the Hugging Face cache {hub_cache()}")
+    click.echo(str(snap))
