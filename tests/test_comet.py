@@ -1,0 +1,138 @@
+"""COMET (``comet:``) on tiny checkpoints built offline by COMET's own classes, against COMET's own ``predict``
+on the same checkpoint, on real WMT23 en-de candidates.
+
+``unbabel-comet`` pins numpy<2 and transformers<5, so these tests run in a venv of their own (``.ci/comet``);
+where the package is not installed (the README's test venv) they skip, and the one test that needs it absent
+checks the error a user then gets.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import combo
+from combo.cli import main
+
+N = 40
+
+
+def _have_comet() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("comet") is not None
+
+
+needs_comet = pytest.mark.skipif(not _have_comet(), reason="unbabel-comet is not installed here: .ci/comet runs "
+                                                           "these tests in a venv with the comet extra")
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.mark.skipif(_have_comet(), reason="unbabel-comet is installed: the missing-extra message cannot show")
+def test_without_the_extra_one_line_names_it(tmp_path):
+    res = _run("score", "--testbed", "example", "-m", f"comet:model={tmp_path}")
+    assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+    assert "pip install 'combo-eval[comet]'" in res.output and "unbabel-comet" in res.output
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory, data):
+    pytest.importorskip("comet", reason="unbabel-comet is not installed")
+    import torch
+
+    from neural_checkpoints import comet_checkpoint
+
+    torch.set_num_threads(1)  # tiny matrices: two OpenMP threads on two cores were far slower than one
+    root = tmp_path_factory.mktemp("comet")
+    return {kind: comet_checkpoint(root / kind, data, kind) for kind in ("regression", "kiwi")}
+
+
+@pytest.fixture(scope="module")
+def wmt23(data):
+    root = data / "wmt23"
+    read = lambda p: p.read_text(encoding="utf-8-sig").split("\n")[:N]  # noqa: E731
+    return (read(root / "sources" / "en-de.txt"), read(root / "references" / "en-de.refA.txt"),
+            {n: read(root / "system-outputs" / "en-de" / f"{n}.txt") for n in ("ONLINE-A", "AIRC")})
+
+
+def _comet_predict(ckpt, samples):
+    """COMET's own computation: its loader and predict() (as comet-score runs them), on CPU."""
+    from comet import load_from_checkpoint
+
+    model = load_from_checkpoint(str(ckpt), local_files_only=True)
+    out = model.predict(samples, batch_size=8, gpus=0, progress_bar=False)
+    return np.asarray(out.scores), float(out.system_score)
+
+
+@needs_comet
+def test_segment_and_system_scores_equal_comets_predict(checkpoints, wmt23):
+    src, ref, systems = wmt23
+    hyps = systems["ONLINE-A"]
+    expected, system = _comet_predict(checkpoints["regression"],
+                                      [{"src": s, "mt": h, "ref": r} for s, h, r in zip(src, hyps, ref)])
+    assert len(set(np.round(expected, 4))) > N // 2
+    metric = combo.get_metric(f"comet:model={checkpoints['regression']}")
+    got = metric.score_texts(hyps, [[r] for r in ref], src)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    tb = combo.Testbed("wmt23-slice", [combo.Segment(str(i + 1), s, [r]) for i, (s, r) in enumerate(zip(src, ref))])
+    tb.candidates = {name: dict(enumerate(lines)) for name, lines in systems.items()}
+    table = combo.score_testbed(tb, [f"comet:model={checkpoints['regression'].parents[1]}"])  # the folder names it
+    online = table.systems.index("ONLINE-A")
+    np.testing.assert_allclose(table.segment[0][table.row_system == online], expected, rtol=0, atol=1e-6)
+    assert table.system[0][online] == pytest.approx(system, abs=1e-6)  # comet-score's system score: the mean
+    assert "|sha256:" in table.signatures[0] and "|unbabel-comet:2.2" in table.signatures[0]
+
+
+@needs_comet
+def test_every_weight_of_the_checkpoint_is_loaded(checkpoints):
+    """COMET loads with strict=False, so a weight missing from the checkpoint would vanish silently: the loaded
+    model must hold every tensor of the file, equal."""
+    import torch
+
+    from combo.metrics.comet import Comet
+
+    model = Comet(model=str(checkpoints["regression"])).model()
+    stored = torch.load(str(checkpoints["regression"]), map_location="cpu", weights_only=False)["state_dict"]
+    loaded = model.state_dict()
+    assert set(stored) <= set(loaded) and len(stored) > 10
+    for key, tensor in stored.items():
+        assert torch.equal(loaded[key], tensor), key
+
+
+@needs_comet
+def test_a_reference_free_checkpoint_reads_sources_and_no_reference(checkpoints, wmt23):
+    src, ref, systems = wmt23
+    hyps = systems["AIRC"]
+    metric = combo.get_metric(f"comet:model={checkpoints['kiwi']}")
+    assert metric.reads() == (True, False)
+    expected, _ = _comet_predict(checkpoints["kiwi"], [{"src": s, "mt": h} for s, h in zip(src, hyps)])
+    np.testing.assert_allclose(metric.score_texts(hyps, sources=src), expected, rtol=0, atol=1e-6)
+    with pytest.raises(combo.OptionError, match="reads the source"):
+        metric.score_texts(hyps, [[r] for r in ref])
+
+
+@needs_comet
+def test_command_line(checkpoints):
+    folder = checkpoints["regression"].parents[1]
+    res = _run("score", "--testbed", "example", "-m", f"comet:model={folder}", "-q")
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith(f"system\tcomet:model={folder}\n") and len(res.output.strip().split("\n")) == 5
+    for args, said in [(("-m", "comet:model=/nonexistent/comet"), "comet checkpoint '/nonexistent/comet'"),
+                       (("-m", "comet:model=Unbabel/no-such-model"), "combo models fetch Unbabel/no-such-model"),
+                       (("-m", f"comet:model={folder},batch_size=0"), "batch_size")]:
+        res = _run("score", "--testbed", "example", *args)
+        assert res.exit_code == 2 and res.output.count("\n") == 1 and said in res.output, res.output
+
+
+@needs_comet
+def test_missing_sources_are_named(checkpoints, tmp_path):
+    (tmp_path / "h.txt").write_text("Hallo Welt\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("Hallo, Welt\n", encoding="utf-8")
+    tb = combo.io.plain.read_plain(None, [tmp_path / "r.txt"], [tmp_path / "h.txt"])
+    with pytest.raises(combo.InputError, match="reads sources"):
+        combo.score_testbed(tb, [f"comet:model={checkpoints['regression']}"])
+    assert sys.modules.get("comet") is not None
