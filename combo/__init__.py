@@ -12,11 +12,16 @@ from .testbed import Preference, Score, Segment, Testbed
 from .parallel import config  # where parallel work runs: config(backend="dask", scheduler="tcp://host:8786")
 
 
-def load_model(path):
-    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.metrics.tuned`)."""
+def load_model(path, features=None):
+    """Load a tuned metric from a model file written by ``combo train`` (see :mod:`combo.metrics.tuned`).
+
+    ``features`` binds the model's features to scores you hold or to metrics combo computes:
+    ``{"mtme:XCOMET-XL": "scores:xcomet.tsv", "mtme:COMET": "comet:model=Unbabel/wmt22-comet-da"}``
+    (:mod:`combo.metrics.binding`).
+    """
     from .metrics.tuned import load_model as _load
 
-    return _load(path)
+    return _load(path, features)
 
 
 def get_metric(spec: str, **options) -> Metric:

@@ -4,7 +4,7 @@ reference files, one segment per line each (several files: several references pe
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from .errors import InputError, OptionError
 from .progress import plural
@@ -53,22 +53,39 @@ def system_names(hyps: Sequence[str]) -> List[str]:
     return names if len(set(names)) == len(names) else list(hyps)
 
 
-def score_files(metric, hyps: Sequence[str], refs: Sequence[str], level: str = "system") -> List[dict]:
-    """``metric``'s scores of each hypothesis file against the reference files: ``{"system", "score"}`` records
-    (``level="segment"``: ``{"system", "segment", "score"}``, segments numbered from 1)."""
+def files_testbed(hyps: Sequence[str], refs: Sequence[str], src: Optional[str] = None):
+    """A test bed of hypothesis files (one system each) against reference files and, optionally, the source file,
+    one segment per line in each: what ``combo apply`` scores. Segment ids are line numbers from 1, the ids a
+    ``scores:FILE`` binding gives."""
+    from .io.plain import read_plain
     from .io.text import read_lines
 
     references = read_references(refs)
-    records = []
-    for name, path in zip(system_names(hyps), hyps):
+    if src is not None:
+        sources = read_lines(src, allow_empty=True)
+        if len(sources) != len(references):
+            raise InputError(f"has {_lines(len(sources))} but the references have {len(references)}", src,
+                             fix="give one source line per reference line")
+    names = system_names(hyps)
+    for path in hyps:
         lines = read_lines(path, allow_empty=True)
         if len(lines) != len(references):
             raise InputError(f"has {_lines(len(lines))} but the references have {len(references)}", path,
                              fix="give one hypothesis line per reference line")
-        stats = metric.segment_statistics(lines, references)
-        if level == "system":
-            records.append({"system": name, "score": float(metric.score(stats.sum(axis=0), segment_level=False))})
-        else:
-            seg = metric.score(stats, segment_level=True)
-            records += [{"system": name, "segment": i + 1, "score": float(v)} for i, v in enumerate(seg)]
-    return records
+    return read_plain(src, list(refs), dict(zip(names, hyps)), name="files")
+
+
+def score_files(metric, hyps: Sequence[str], refs: Sequence[str], level: str = "system",
+                src: Optional[str] = None, progress: bool = False):
+    """``metric``'s scores of each hypothesis file against the reference files (and the source file): the score
+    table of :func:`files_testbed`, and its ``{"system", "score"}`` records (``level="segment"``:
+    ``{"system", "segment", "score"}``, segments numbered from 1)."""
+    from .scoring import score_testbed
+
+    table = score_testbed(files_testbed(hyps, refs, src), [metric], progress=progress)
+    if level == "system":
+        records = [{"system": s, "score": float(v)} for s, v in zip(table.systems, table.system[0])]
+    else:
+        records = [{"system": table.systems[s], "segment": int(i) + 1, "score": float(v)}
+                   for s, i, v in zip(table.row_system, table.row_segment, table.segment[0])]
+    return table, records

@@ -333,6 +333,38 @@ def meta_options(func):
     return scale_options(func)
 
 
+def _parse_features(ctx, param, values) -> None:
+    """``--feature NAME=SPEC``: a tuned model's feature bound to scores or a metric (combo.metrics.binding)."""
+    if values:
+        from ..metrics.binding import parse_bindings
+
+        ctx.meta["combo.features"] = parse_bindings(values)
+
+
+def feature_option(func):
+    """``--feature NAME=SPEC`` (repeatable), and the command run with those bindings (:func:`bound_features`): a
+    binding that no model of ``--model`` or ``-m MODEL.json`` has as a feature is refused first."""
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        from ..metrics.binding import bound_features, check_all_used
+        from ..metrics.tuned import load_model
+
+        features = click.get_current_context().meta.get("combo.features") or {}
+        if features:
+            models = [kwargs["model_path"]] if kwargs.get("model_path") else [
+                m.strip() for m in kwargs.get("metrics") or () if is_model_file(m) and Path(m.strip()).is_file()]
+            check_all_used(features, {m: load_model(m, features={}).model.specs for m in models})
+        with bound_features(features):
+            return func(*args, **kwargs)
+
+    return click.option("--feature", "features", multiple=True, metavar="NAME=SPEC", expose_value=False,
+                        callback=_parse_features,
+                        help="Bind a tuned model's feature: to scores you hold (mtme:XCOMET-XL=scores:x.tsv) or "
+                             "to a metric combo computes (mtme:COMET=comet:model=Unbabel/wmt22-comet-da). "
+                             "Repeatable.")(run)
+
+
 def search_options(func):
     """evaluate's and search's options: the meta-evaluation ones (:data:`META_OPTIONS`, handed over as one
     ``meta``) in their places among the others."""
@@ -364,7 +396,7 @@ def search_options(func):
                           "KING with a 95% two-stage sampling interval (docs/scale.md)."),
     ]
     assert sum(opt in options for opt in META_OPTIONS.values()) == len(META_OPTIONS)  # each declared here once
-    func = gather_meta(func)
+    func = feature_option(gather_meta(func))
     for opt in reversed(options):
         func = opt(func)
     return scale_options(testbed_options(func))

@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence
 import click
 
 from ..scoring import LEVELS
-from .options import Choice, MetricsOption, jobs_option, load_testbed, metric_list, scale_options, \
+from .options import Choice, MetricsOption, feature_option, jobs_option, load_testbed, metric_list, scale_options, \
     score_cache_option, testbed_options
 from .output import check_outputs, count, json_text, rows_table, write_output
 
@@ -26,6 +26,7 @@ from .output import check_outputs, count, json_text, rows_table, write_output
 @score_cache_option()
 @click.option("--quiet", "-q", is_flag=True, help="No progress (a bar on a terminal, a line every 10 s in a log).")
 @scale_options
+@feature_option
 def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
           level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool,
           memory: str) -> None:

@@ -14,8 +14,10 @@ another metric); system scores from the matching ``.sys.score`` file, which
 must then give every system that has segment scores (else every system score
 is the mean of its segment scores: never both definitions in one column).
 ``scores:FILE`` reads any test bed's scores from a TSV file
-(``SYSTEM<TAB>SEGMENT-ID<TAB>SCORE`` lines) or a JSON file
-(``{"SYSTEM": {"SEGMENT-ID": score, ...}, ...}``); system scores are the
+(``SYSTEM<TAB>SEGMENT-ID<TAB>SCORE`` lines), a JSON file
+(``{"SYSTEM": {"SEGMENT-ID": score, ...}, ...}``) or the JSON that ``comet-score --to_json`` writes
+(``{hypothesis file: [{"src", "mt", "ref", "COMET"}, ...]}``, each ``mt`` checked against the test bed's
+candidate); system scores are the
 mean of the system's segment scores. ``scores:file=F,higher_is_better=no``
 declares a lower-is-better score.
 
@@ -285,6 +287,9 @@ class FileScores(ExternalScores):
                 fix = ("give each system and segment id once" if "twice" in str(exc)
                        else "write each score as a finite number or null")
                 raise InputError(str(exc), path, fix=fix) from None
+            if isinstance(doc, dict) and doc and all(isinstance(v, list) for v in doc.values()):
+                _read_comet_json(doc, testbed, path, put)
+                doc = {}
             if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
                 raise InputError("expected an object of objects", path,
                                  fix='write {"SYSTEM": {"SEGMENT-ID": score, ...}, ...}')
@@ -311,6 +316,53 @@ class FileScores(ExternalScores):
                     raise InputError(f"no score for system {system!r}, segment {seg.id!r}", path,
                                      fix="give a score (or None/null) for every candidate")
         return table, None, path
+
+
+def _comet_system(key: str, systems: Sequence[str], keys: Sequence[str]) -> Optional[str]:
+    """The test bed's system that a ``comet-score`` file names by its hypothesis file: the path itself, its file name
+    without ``.txt``, or that name without the prefix all the file's names share (as test-bed readers name files)."""
+    from ..io.plain import names_from_paths
+
+    if key in systems:
+        return key
+    alone = names_from_paths([key])[0]
+    if alone in systems:
+        return alone
+    cut = dict(zip(keys, names_from_paths(list(keys))))[key]
+    return cut if cut in systems else None
+
+
+def _read_comet_json(doc: Dict[str, list], testbed, path: Path, put) -> None:
+    """``comet-score --to_json``'s layout, ``{hypothesis file: [{"src", "mt", "ref", "COMET"}, ...]}``: entry ``i`` is
+    segment ``i`` of the test bed, and its ``mt`` must be that segment's candidate (else the file scores other
+    texts, and is refused)."""
+    keys = list(doc)
+    for key, entries in doc.items():
+        system = _comet_system(key, testbed.systems, keys)
+        if system is None:
+            raise InputError(f"comet-score file names {key!r}, which is no system of test bed {testbed.name!r} "
+                             f"({', '.join(testbed.systems[:5])}{', ...' if len(testbed.systems) > 5 else ''})", path,
+                             fix="name the hypothesis files as the test bed names its systems (the file name "
+                                 "without .txt), or score the test bed's own files")
+        if len(entries) != len(testbed.segments):
+            raise InputError(f"comet-score file has {len(entries)} entries for {key!r}; test bed "
+                             f"{testbed.name!r} has {len(testbed.segments)} segments", path,
+                             fix="score the test bed's files whole")
+        candidates = testbed.candidates[system]
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict) or "COMET" not in entry:
+                raise InputError(f"entry {i} of {key!r} is not comet-score's {{src, mt, ref, COMET}}", path,
+                                 fix="give the file comet-score --to_json wrote")
+            if i in candidates and entry.get("mt") != candidates[i]:
+                raise InputError(f"entry {i} of {key!r}: its mt is not the candidate of system {system!r} on "
+                                 f"segment {testbed.segments[i].id!r} (the file scores other texts)", path,
+                                 fix="score the test bed's own hypothesis files with comet-score")
+            value = entry["COMET"]
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value)):
+                raise InputError(f"entry {i} of {key!r}: COMET is {json.dumps(value)[:30]}, not a finite number",
+                                 path, fix="give the file comet-score --to_json wrote")
+            put(system, testbed.segments[i].id, None if value is None else float(value), None)
 
 
 class _BadNumber(Exception):

@@ -214,11 +214,13 @@ class TunedMetric(Metric):
     citation = "pairwise learning to rank over metric scores, DiscoTK (Guzmán et al. 2014, §4)"
     value_range = (float("-inf"), float("inf"))  # output "sigmoid": (0, 1) at segment level
 
-    def __init__(self, model: TunedModel, components: Sequence[Metric], path: Optional[str] = None):
+    def __init__(self, model: TunedModel, components: Sequence[Metric], path: Optional[str] = None,
+                 bound: Optional[Dict[str, str]] = None):
         self.params = {}
         self.model = model
         self.components = list(components)
         self.path = path
+        self.bound = dict(bound or {})  # feature spec -> the metric spec it is bound to (combo.metrics.binding)
         # read per candidate when a component is; otherwise scored in one piece, as tuned metrics always were
         self.locality = "candidate" if any(c.locality == "candidate" for c in self.components) else "whole"
         self.layers = tuple(sorted({layer for c in self.components for layer in c.layers}))
@@ -234,8 +236,9 @@ class TunedMetric(Metric):
     def signature(self) -> str:
         from .._version import __version__
 
+        bound = f"|bound:{';'.join(f'{k}={v}' for k, v in self.bound.items())}" if self.bound else ""
         return (f"tuned|model:{self.model.name}|method:{self.model.method}|metrics:{len(self.components)}"
-                f"|sha256:{self._digest[:16]}|format:{self.model.format_version}|version:{__version__}")
+                f"|sha256:{self._digest[:16]}|format:{self.model.format_version}|version:{__version__}{bound}")
 
     @property
     def weights(self) -> Dict[str, float]:
@@ -311,6 +314,7 @@ class TunedMetric(Metric):
         """
         if self.locality != "candidate":
             return super().candidate_scores(cands)
+        self.check_bound(cands.testbed)
         scores = np.zeros((len(self.components), len(cands.row_system)))
         inputs = []
         for k, c in enumerate(self.components):
@@ -327,15 +331,38 @@ class TunedMetric(Metric):
         digest = hashlib.sha256("\n".join(inputs).encode("utf-8")).hexdigest()[:16]
         return self.segment_output(raw), sysv, f"{self.signature}|inputs:{digest}"
 
+    def unbound(self, testbed) -> List[str]:
+        """The features read from an mt-metrics-eval release (``mtme:NAME``) that ``testbed`` cannot give
+        (it is not such a release) and that no binding replaced."""
+        from .external import MtmeScores
+
+        if testbed.metadata.get("format") == "mt-metrics-eval":
+            return []
+        return [spec for spec, c in zip(self.model.specs, self.components) if isinstance(c, MtmeScores)]
+
+    def check_bound(self, testbed) -> None:
+        from .binding import unbound_error
+
+        names = self.unbound(testbed)
+        if names:
+            raise unbound_error(names, testbed.name)
+
     def raw_segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
                            weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
         """The raw interpolated score ``w . x + b`` of each segment (before any sigmoid)."""
         return self.segment_statistics(hyps, refs, weights)[:, 0].copy()
 
 
-def load_model(path) -> TunedMetric:
-    """Read and validate a model file; return the tuned metric (never executes code from the file)."""
+def load_model(path, features: Optional[Dict[str, str]] = None) -> TunedMetric:
+    """Read and validate a model file; return the tuned metric (never executes code from the file).
+
+    ``features`` binds features to other metrics (``{"mtme:XCOMET-XL": "scores:xcomet.tsv"}``,
+    :mod:`combo.metrics.binding`); by default, the bindings of the run (:func:`~combo.metrics.binding.bound_features`).
+    Names that are not features of this model are ignored here (the command line refuses a binding no model
+    reads).
+    """
     from ..io.jsonl import unique_keys
+    from .binding import current_bindings
     from ..io.text import read_bytes
     from .registry import get_metric, is_model_file
 
@@ -358,8 +385,14 @@ def load_model(path) -> TunedMetric:
         raise InputError("model file is nested too deeply to be a combo model", p,
                          fix="give a JSON model written by `combo train`") from None
     model = TunedModel.from_dict(doc, p)
-    components = []
+    features = current_bindings() if features is None else dict(features)
+    components: List[Metric] = []
+    bound: Dict[str, str] = {}
     for k, entry in enumerate(model.metrics):
+        if entry.spec in features:
+            components.append(_bound_metric(entry, features[entry.spec], p))
+            bound[entry.spec] = features[entry.spec]
+            continue
         if is_model_file(entry.name) or is_model_file(entry.spec) or entry.name.lower() == TunedMetric.name:
             raise InputError(f"metric {k} ({entry.spec!r}) is itself a model: a tuned metric cannot be a feature "
                              "of another model", p, fix="train the model on metrics, not on model files")
@@ -387,7 +420,23 @@ def load_model(path) -> TunedMetric:
             raise InputError(f"metric {entry.spec!r}: higher_is_better is {entry.higher_is_better} in the model "
                              f"but {metric.higher_is_better} here", p, fix="train the model again")
         components.append(metric)
-    return TunedMetric(model, components, p)
+    return TunedMetric(model, components, p, bound)
+
+
+def _bound_metric(entry: MetricEntry, spec: str, path: str) -> Metric:
+    """The metric ``spec`` that stands for feature ``entry``: built, not a model, and of the same direction."""
+    from .registry import get_metric, is_model_file
+
+    if is_model_file(spec):
+        raise OptionError(f"--feature {entry.spec}={spec}: a tuned model cannot be a feature of another model")
+    metric = get_metric(spec)
+    if bool(metric.higher_is_better) != entry.higher_is_better:
+        said = "higher" if entry.higher_is_better else "lower"
+        fix = ("declare it: scores:file=...,higher_is_better=" + ("yes" if entry.higher_is_better else "no")
+               if metric.name == "scores" else "bind it to a metric of the same direction")
+        raise InputError(f"feature {entry.spec!r} is {said}-is-better in the model, but {spec!r} is not", path,
+                         fix=fix)
+    return metric
 
 
 def save_text(text: str, path) -> None:
