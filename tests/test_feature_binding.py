@@ -158,3 +158,39 @@ def test_comet_score_json_is_read_with_its_texts_checked(files):
     (files / "comet.json").write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(combo.InputError, match="its mt is not the candidate of system 'sysB'"):
         combo.score_testbed(tb, [f"scores:{files / 'comet.json'}"])
+
+
+def test_a_release_feature_is_computed_by_the_checkpoint_the_model_names(files, tmp_path):
+    """Off a release, a feature with a ``native`` entry is computed by that metric (here chrF++ stands in for a
+    checkpoint); one without is refused; a binding still wins."""
+    entries = [MetricEntry.of("mtme:XCOMET-XL", combo.get_metric("mtme:XCOMET-XL")),
+               MetricEntry.of("chrf", combo.get_metric("chrf"))]
+    model = TunedModel(entries, LO, HI, W, B, "direct", "toy-native",
+                       native={"mtme:XCOMET-XL": {"metric": "chrf:word_order=2", "evidence": "a stand-in"}})
+    path = tmp_path / "native.json"
+    model.save(path)
+    assert json.loads(path.read_text())["native"]["mtme:XCOMET-XL"]["metric"] == "chrf:word_order=2"
+    res = _apply(files, path, "--level", "segment", "--format", "json")
+    assert res.exit_code == 0, res.output
+    chrfpp = combo.get_metric("chrf:word_order=2")
+    want = expected_segments({n: chrfpp.segment_scores(HYPS[n], [[r] for r in REFS]) for n in HYPS})
+    doc = json.loads(res.output)
+    np.testing.assert_allclose([r["score"] for r in doc["scores"]], np.concatenate([want[n] for n in HYPS]),
+                               rtol=0, atol=1e-12)
+    res = _apply(files, path, "--feature", f"mtme:XCOMET-XL=scores:{files / 'xcomet.tsv'}", "--format", "json")
+    assert "|bound:mtme:XCOMET-XL=scores:" in json.loads(res.output)["signature"]
+    bad = json.loads(path.read_text())
+    bad["native"] = {"mtme:COMET": {"metric": "chrf", "evidence": "x"}}
+    path.write_text(json.dumps(bad))
+    res = _apply(files, path)
+    assert res.exit_code == 2 and "no feature of the model" in res.output
+
+
+def test_train_records_the_public_checkpoint_of_each_release_feature():
+    from combo.metrics.releases import NOT_NATIVE, native_inputs
+
+    got = native_inputs(["mtme:XCOMET-XL", "mtme:MetricX-23", "chrf", "mtme:COMET"], ["wmt23"])
+    assert {k: v["metric"] for k, v in got.items()} == {"mtme:XCOMET-XL": "comet:model=Unbabel/XCOMET-XL",
+                                                       "mtme:COMET": "comet:model=Unbabel/wmt22-comet-da"}
+    assert all(v["evidence"] for v in got.values()) and "MetricX-23" in NOT_NATIVE["wmt23"]
+    assert native_inputs(["mtme:COMET"], ["wmt22"]) == {} and native_inputs(["mtme:COMET"], []) == {}

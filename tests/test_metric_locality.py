@@ -16,7 +16,7 @@ EXPECTED = {
             "rouge-s", "rouge-su", "rouge-w", "sp-op", "sp-oc", "cp-stm", "cp-tk", "cp-tk-ptk", "cp-tk-sst",
             "cp-tk-st", "dp-hwcm", "dp-or", "dp-tk", "ted", "emb-avg", "emb-extrema", "emb-greedy"},
     "references": {"nist", "cider", "sp-nist"},
-    "candidate": {"mtme", "scores"},
+    "candidate": {"mtme", "scores", "comet", "metricx"},
     "whole": {"sent-emb", "dr-tk", "dr-tk-lex1", "dr-tk-lex1.1", "dr-tk-lex2", "dr-tk-lex2.1", "dr-tk-nolex"},
 }
 

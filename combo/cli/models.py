@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import click
 
+from ..metrics.neural import CHECKPOINT_KINDS
 from .options import Choice
-
-KINDS = ("auto", "comet", "metricx")
 
 
 def _kind(name: str, kind: str) -> str:
@@ -26,7 +25,7 @@ def models() -> None:
 
 @models.command(name="fetch")
 @click.argument("name")
-@click.option("--kind", type=Choice(KINDS), default="auto", show_default=True,
+@click.option("--kind", type=Choice(CHECKPOINT_KINDS), default="auto", show_default=True,
               help="What NAME is (auto: metricx when the name says so, else comet).")
 def models_fetch(name: str, kind: str) -> None:
     """Download checkpoint NAME (a Hugging Face name) and what it needs into the Hugging Face cache.

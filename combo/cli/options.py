@@ -14,7 +14,7 @@ import click
 
 from ..errors import OptionError
 from ..io.fetch import example_path
-from ..metrics.registry import is_model_file
+from ..metrics.registry import is_model_file, shipped_model
 from ..meta.queen import TRIPLES
 from ..testbed import TREE_KINDS
 from ..meta.likeness import KING_TIES
@@ -353,7 +353,8 @@ def feature_option(func):
         features = click.get_current_context().meta.get("combo.features") or {}
         if features:
             models = [kwargs["model_path"]] if kwargs.get("model_path") else [
-                m.strip() for m in kwargs.get("metrics") or () if is_model_file(m) and Path(m.strip()).is_file()]
+                m.strip() for m in kwargs.get("metrics") or () if is_model_file(m)
+                and (Path(m.strip()).is_file() or shipped_model(m))]
             check_all_used(features, {m: load_model(m, features={}).model.specs for m in models})
         with bound_features(features):
             return func(*args, **kwargs)

@@ -63,6 +63,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     Several language pairs of one folder train one model: --lp cs-en,de-en,es-en.
     """
     from ..combine.learn import TrainOptions, fit_and_cross_validate, training_data, training_report
+    from ..metrics.releases import native_inputs
     from ..metrics.tuned import save_text
     from ..scoring import score_testbed
 
@@ -83,6 +84,8 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
                           "absolute scores too, or use --method pairwise-lr)")
     model, cv = fit_and_cross_validate(data, options, folds, by=cv_by)
     model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
+    model.native = native_inputs(model.specs, [str(tb.metadata.get("testset", "")) for tb in testbeds
+                                               if tb.metadata.get("format") == "mt-metrics-eval"])
     report = training_report(data, cv, options.method, [table.system for _, table in sources])
     save_text(model.to_json(), out)
     if fmt == "json":

@@ -29,6 +29,8 @@ from ..options import Option
 from .base import Candidates, Metric
 
 DEVICES = ("auto", "cpu", "cuda")
+#: What ``combo models fetch --kind`` fetches: a COMET or a MetricX checkpoint (auto: by the name).
+CHECKPOINT_KINDS = ("auto", "comet", "metricx")
 
 
 def device_option() -> Option:
@@ -144,7 +146,10 @@ class NeuralMetric(Metric):
     def signature(self) -> str:
         from .._version import __version__
 
-        digest = content_digest(self.checkpoint_files())[:16]
+        try:
+            digest = content_digest(self.checkpoint_files())[:16]
+        except ResourceMissing:
+            digest = "absent"  # not here: scoring refuses it (check_resources), naming the fetch command
         return (f"{self.name}|model:{self.params['model']}|sha256:{digest}|{self.package}:"
                 f"{package_version(self.package)}|impl:{self.implementation_version}|version:{__version__}")
 

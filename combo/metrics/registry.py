@@ -14,7 +14,7 @@ import pkgutil
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from ..errors import OptionError
 from ..options import split_key_values
@@ -103,10 +103,30 @@ def get_metric(name: str, **options: Any) -> Metric:
     return metric_class(name)(**parsed)
 
 
+#: The tuned models that ship with combo (``-m combo-wmt23``): ``<name>.json`` files of this folder.
+SHIPPED_MODELS = Path(__file__).resolve().parents[1] / "data" / "models"
+
+
+def shipped_model(spec: str) -> Optional[Path]:
+    """The model file of a shipped tuned model named ``spec`` (``combo-wmt23``), or None."""
+    name = spec.strip()
+    if not name or "/" in name or "\\" in name or ":" in name or name.startswith("."):
+        return None
+    path = SHIPPED_MODELS / f"{name}.json"
+    return path if path.is_file() else None
+
+
+def shipped_models() -> List[str]:
+    """The names of the tuned models that ship with combo."""
+    return sorted(p.stem for p in SHIPPED_MODELS.glob("*.json")) if SHIPPED_MODELS.is_dir() else []
+
+
 def is_model_file(spec: str) -> bool:
-    """Whether ``spec`` names a tuned-metric model file (``*.json``; not ``scores:FILE.json``)."""
+    """Whether ``spec`` names a tuned-metric model file (``*.json``; not ``scores:FILE.json``) or a shipped tuned
+    model (:func:`shipped_model`)."""
     spec = spec.strip()
-    return spec.lower().endswith(".json") and spec.split(":", 1)[0].strip().lower() not in SHORTHAND
+    return (spec.lower().endswith(".json") and spec.split(":", 1)[0].strip().lower() not in SHORTHAND
+            or shipped_model(spec) is not None)
 
 
 #: Metrics whose one main option may be given bare: ``mtme:XCOMET-XL``, ``scores:comet.tsv``.

@@ -76,9 +76,9 @@ OBJECTIVES = {
 OUTPUT_CHOICES = ("auto", "human", "linear", "sigmoid")
 
 _TOP_KEYS = ("format", "format_version", "combo_version", "name", "method", "metrics", "normalisation",
-             "weights", "bias", "training", "output")
+             "weights", "bias", "training", "output", "native")
 #: Fields a file written by an earlier combo may lack, with the value it meant.
-_OPTIONAL_KEYS = {"output": "sigmoid"}
+_OPTIONAL_KEYS = {"output": "sigmoid", "native": {}}
 _METRIC_KEYS = ("spec", "name", "options", "signature", "higher_is_better")
 _NORM_KEYS = ("per", "lo", "hi", "groups")
 _RANGE_KEYS = ("lo", "hi")
@@ -120,6 +120,9 @@ class TunedModel:
     combo_version: str = ""
     format_version: int = FORMAT_VERSION
     output: str = "linear"  # OUTPUTS: the segment score is raw, or its sigmoid (DiscoTK)
+    #: a release feature (``mtme:NAME``) -> {"metric": the spec combo computes it with, "evidence": why that
+    #: public checkpoint made the release's scores}: used where the test bed is no release and nothing is bound
+    native: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.combo_version:
@@ -162,6 +165,7 @@ class TunedModel:
             "bias": self.bias,
             "output": self.output,
             "training": self.training,
+            **({"native": self.native} if self.native else {}),
         }
 
     def to_json(self) -> str:
@@ -314,10 +318,10 @@ class TunedMetric(Metric):
         """
         if self.locality != "candidate":
             return super().candidate_scores(cands)
-        self.check_bound(cands.testbed)
+        components, natives = self.components_for(cands.testbed)
         scores = np.zeros((len(self.components), len(cands.row_system)))
-        inputs = []
-        for k, c in enumerate(self.components):
+        inputs = list(natives)
+        for k, c in enumerate(components):
             seg, _, signature = c.candidate_scores(cands)
             scores[k] = seg
             if c.locality == "candidate":
@@ -340,12 +344,23 @@ class TunedMetric(Metric):
             return []
         return [spec for spec, c in zip(self.model.specs, self.components) if isinstance(c, MtmeScores)]
 
-    def check_bound(self, testbed) -> None:
+    def components_for(self, testbed) -> Tuple[List[Metric], List[str]]:
+        """The components that score ``testbed``: a release feature the test bed cannot give is computed by the
+        metric the model names for it (``native``), else refused with the ways to bind it; and ``native:``
+        lines naming each substitution."""
         from .binding import unbound_error
+        from .registry import get_metric
 
-        names = self.unbound(testbed)
-        if names:
-            raise unbound_error(names, testbed.name)
+        missing = self.unbound(testbed)
+        refused = [spec for spec in missing if spec not in self.model.native]
+        if refused:
+            raise unbound_error(refused, testbed.name)
+        components, natives = list(self.components), []
+        for k, spec in enumerate(self.model.specs):
+            if spec in missing:
+                components[k] = get_metric(self.model.native[spec]["metric"])
+                natives.append(f"native:{spec}={self.model.native[spec]['metric']}")
+        return components, natives
 
     def raw_segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
                            weights: Optional[Sequence[Sequence[float]]] = None) -> np.ndarray:
@@ -363,6 +378,9 @@ def load_model(path, features: Optional[Dict[str, str]] = None) -> TunedMetric:
     """
     from ..io.jsonl import unique_keys
     from .binding import current_bindings
+    from .registry import shipped_model
+
+    path = shipped_model(str(path)) or path
     from ..io.text import read_bytes
     from .registry import get_metric, is_model_file
 
@@ -403,6 +421,7 @@ def load_model(path, features: Optional[Dict[str, str]] = None) -> TunedMetric:
                              fix="install the combo version that wrote the model "
                                  f"({model.combo_version}) or train the model again") from None
         if _without_version(metric.signature) != _without_version(entry.signature):
+            metric.check_resources()  # a checkpoint or extra not here: where to get it, not "train again"
             raise InputError(f"metric {entry.spec!r} has changed since the model was trained: the model has "
                              f"signature {entry.signature!r}, this installation {metric.signature!r}", p,
                              fix="train the model again with this installation")
@@ -568,4 +587,16 @@ class _Validator:
         if not isinstance(doc["training"], dict):
             self.fail("training must be an object (the description of the training data)")
         return TunedModel(entries, lo, hi, weights, float(doc["bias"]), method, name, per, groups,
-                          doc["training"], combo_version, version, output)
+                          doc["training"], combo_version, version, output, self.native(doc["native"], entries))
+
+    def native(self, native: Any, entries: List[MetricEntry]) -> Dict[str, Dict[str, str]]:
+        if not isinstance(native, dict):
+            self.fail("native must be an object: {feature: {\"metric\": spec, \"evidence\": text}}")
+        specs = {e.spec for e in entries}
+        for feature, how in native.items():
+            if feature not in specs:
+                self.fail(f"native names {feature!r}, which is no feature of the model")
+            self.keys(how, f"native[{feature!r}]", ("metric", "evidence"))
+            self.string(how["metric"], f"native[{feature!r}].metric")
+            self.string(how["evidence"], f"native[{feature!r}].evidence")
+        return {k: dict(v) for k, v in native.items()}

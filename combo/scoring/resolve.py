@@ -8,7 +8,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, OptionError
 from ..metrics.base import Metric
-from ..metrics.registry import get_metric, is_model_file
+from ..metrics.registry import get_metric, is_model_file, shipped_model
 from ..metrics.sets import expand_metric_sets
 from ..testbed import Testbed
 
@@ -64,7 +64,7 @@ def resolve_metric(spec: str) -> Metric:
     from ..metrics.tuned import load_model
 
     path = spec.strip()
-    if not Path(path).is_file():
+    if not Path(path).is_file() and shipped_model(path) is None:
         raise InputError("model file not found", path, fix="give the path of a model written by `combo train`")
     return load_model(path)
 
