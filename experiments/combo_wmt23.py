@@ -23,6 +23,7 @@ import numpy as np
 import combo
 from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data, training_report
 from combo.evaluate import MetaEvaluator
+from combo.scoring import ScoreTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from wmt23_transfer import CRITERIA, TITLES, entry_table, model_entry  # noqa: E402
@@ -47,10 +48,12 @@ RECIPES = {
 INNER_FOLDS = 5
 
 
-def select(table, names: List[str]):
-    """The score table of ``names`` alone, in that order."""
-    return entry_table(table, {n: (table.segment[table.metrics.index(n)], table.system[table.metrics.index(n)],
-                                   bool(table.higher_is_better[table.metrics.index(n)])) for n in names})
+def select(table: ScoreTable, names: List[str]) -> ScoreTable:
+    """The score table of ``names`` alone, in that order, with their signatures."""
+    k = [table.metrics.index(n) for n in names]
+    return ScoreTable(list(names), [table.signatures[i] for i in k], [table.higher_is_better[i] for i in k],
+                      table.systems, table.segment_ids, table.row_system, table.row_segment, table.segment[k],
+                      table.system[k], table.testbed, dict(table.metadata))
 
 
 def inner_average(sources, options: TrainOptions) -> float:

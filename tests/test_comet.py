@@ -136,3 +136,41 @@ def test_missing_sources_are_named(checkpoints, tmp_path):
     with pytest.raises(combo.InputError, match="reads sources"):
         combo.score_testbed(tb, [f"comet:model={checkpoints['regression']}"])
     assert sys.modules.get("comet") is not None
+
+
+@needs_comet
+def test_the_shipped_model_scores_files_with_its_features_computed_here(checkpoints, wmt23, tmp_path):
+    """`combo apply --model combo-wmt23 --src --hyps A B --refs --feature ...`: each release feature bound to a
+    COMET checkpoint computed here gives the model's formula over COMET's own predictions, and the systems are
+    compared pairwise."""
+    import json
+
+    from combo.metrics.tuned import load_model
+
+    src, ref, systems = wmt23
+    for name, lines in [("src", src), ("ref", ref), *systems.items()]:
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    model = load_model("combo-wmt23", features={})
+    kiwi = {"mtme:CometKiwi"}
+    binds = [("--feature", f"{spec}=comet:model={checkpoints['kiwi' if spec in kiwi else 'regression']}")
+             for spec in model.model.specs if spec.startswith("mtme:")]
+    res = _run("apply", "--model", "combo-wmt23", "--src", tmp_path / "src.txt", "--hyps",
+               *[tmp_path / f"{n}.txt" for n in systems], "--refs", tmp_path / "ref.txt", "--level", "segment",
+               "--format", "json", "-q", *[x for pair in binds for x in pair])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    chrf, bleu = combo.get_metric("chrf"), combo.get_metric("bleu")
+    for name, hyps in systems.items():
+        columns = []
+        for spec in model.model.specs:
+            if spec.startswith("mtme:"):
+                kind = "kiwi" if spec in kiwi else "regression"
+                samples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(src, hyps, ref)]
+                columns.append(_comet_predict(checkpoints[kind], samples)[0])
+            else:
+                columns.append({"chrf": chrf, "bleu": bleu}[spec].segment_scores(hyps, [[r] for r in ref]))
+        want = model.model.raw_scores(np.vstack(columns))
+        got = [r["score"] for r in doc["scores"] if r["system"] == name]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)  # COMET to 1e-6, times the weights
+    (pair,) = doc["significance"]
+    assert {pair["system_a"], pair["system_b"]} == set(systems) and pair["segments"] == N

@@ -50,6 +50,7 @@ PLACEHOLDERS = [
     ("data fetch NAME", "data fetch wordnet"),
     ("data verify NAME", "data verify wordnet"),
     ("--min-refs N", "--min-refs 4"),
+    ("--out combo/data/models/", "--out "),  # the shipped models' commands write in the run's own folder
 ]
 
 #: Fragments a page writes with ``...`` or ``a/b``, as the command they stand for.
@@ -88,6 +89,12 @@ SUITE_OPTIONS = {
 
 #: Commands that take minutes here (or most of this file's minute), with the reason: run with ``pytest -m slow``.
 SLOW = {
+    "combo train --testbed ../shared/data/wmt23 --lp en-de,he-en -m mtme:XCOMET-XL mtme:XCOMET-XXL mtme:COMET "
+    "mtme:CometKiwi chrf bleu --method direct --objective acc_eq --name combo-wmt23 "
+    "--out combo/data/models/combo-wmt23.json": "trains the shipped combo-wmt23 on two WMT23 pairs (15 s)",
+    "combo train --testbed ../shared/data/wmt23 --lp en-de,he-en -m mtme:XCOMET-XL mtme:XCOMET-XXL mtme:COMET "
+    "mtme:CometKiwi chrf bleu mtme:GEMBA-MQM --method direct --objective wmt23 --name combo-wmt23-llm "
+    "--out combo/data/models/combo-wmt23-llm.json": "trains the shipped combo-wmt23-llm on two WMT23 pairs (15 s)",
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m @heterogeneous --cv testbed "
     "--out wmt12-heterogeneous.json":
         "37 metrics (parsers, MiniLM) on four WMT12 pairs: 27 CPU minutes cold (benchmarks/bench_goals.py)",
@@ -136,6 +143,19 @@ OUTPUT_DIFFERS: dict = {}
 
 #: Commands that need what the suite cannot have: only parsed (the command and every option exist).
 PARSE_ONLY = {
+    "combo models fetch Unbabel/wmt22-comet-da": "downloads a checkpoint: needs the internet",
+    "combo models where NAME": "needs a checkpoint in the Hugging Face cache",
+    "combo models fetch NAME": "downloads a checkpoint: needs the internet",
+    "combo apply --model M --src S --hyps A B --refs R": "a template of the command (docs/neural.md runs one)",
+    "combo score --testbed my-testbed.jsonl -m comet -m metricx:model=google/metricx-23-xl-v2p0 -m chrf "
+    "--level segment": "needs the comet extra and the checkpoints' weights (tests/test_comet.py and "
+                       "tests/test_metricx.py run both on tiny checkpoints)",
+    "combo apply --model combo-wmt23 --src src.txt --hyps sysA.txt sysB.txt --refs ref.txt --level system":
+        "computes COMET and XCOMET: needs the comet extra and their weights (tests/test_comet.py runs it with "
+        "tiny checkpoints bound)",
+    "combo apply --model model.json --src src.txt --hyps sysA.txt sysB.txt --refs ref.txt --feature "
+    "mtme:XCOMET-XL=scores:xcomet.tsv --feature mtme:COMET=comet:model=Unbabel/wmt22-comet-da":
+        "needs a model trained on WMT23's scores, xcomet.tsv and COMET-22's weights (tests/test_feature_binding.py)",
     "combo search --testbed ../shared/data/dstc7 --min-refs 4 -m chrf -m rouge-l --backend dask "
     "--scheduler tcp://10.0.0.5:8786": "needs a Dask cluster at that address",
 }

@@ -33,7 +33,7 @@ class ManyValuesCommand(click.Command):
 
 @click.command(name="apply", cls=ManyValuesCommand)
 @click.option("--model", "model_path", required=True, type=click.Path(dir_okay=False),
-              help="Model file written by combo train.")
+              help="Model file written by combo train, or a shipped model by name (combo-wmt23).")
 @click.option("--hyps", multiple=True, required=True, type=click.Path(dir_okay=False),
               help="Hypothesis file(s), one segment per line; one per system.")
 @click.option("--refs", multiple=True, required=True, type=click.Path(dir_okay=False),

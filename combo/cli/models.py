@@ -42,7 +42,7 @@ def models_fetch(name: str, kind: str) -> None:
     kind = _kind(name, kind)
     log = lambda msg: click.echo(msg, err=True)  # noqa: E731
     log(f"fetching {name} ...")
-    folder = snapshot_download(repo_id=name)
+    folder = _download(snapshot_download, name)
     tokenizer_files = ["*.json", "*.model", "*.txt"]
     if kind == "comet":
         from ..metrics.comet import _hparams
@@ -50,15 +50,27 @@ def models_fetch(name: str, kind: str) -> None:
         encoder = _hparams(f"{folder}/hparams.yaml").get("pretrained_model")
         if encoder:
             log(f"fetching the tokenizer and configuration of its encoder {encoder} ...")
-            snapshot_download(repo_id=encoder, allow_patterns=tokenizer_files)
+            _download(snapshot_download, encoder, allow_patterns=tokenizer_files)
         click.echo(f"comet:model={name}")
     else:
         from ..metrics.metricx import DEFAULT_TOKENIZER
 
         log(f"fetching mT5's tokenizer {DEFAULT_TOKENIZER} ...")
-        snapshot_download(repo_id=DEFAULT_TOKENIZER, allow_patterns=tokenizer_files)
+        _download(snapshot_download, DEFAULT_TOKENIZER, allow_patterns=tokenizer_files)
         qe = ",qe=yes" if "-qe-" in name.lower() else ""
         click.echo(f"metricx:model={name}{qe}")
+
+
+def _download(snapshot_download, repo_id: str, **kwargs) -> str:
+    """huggingface_hub's download of ``repo_id``; a failure (no network, no such repository) is one error line."""
+    from ..errors import ResourceMissing
+
+    try:
+        return snapshot_download(repo_id=repo_id, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the hub's errors are many; each means "not downloaded"
+        raise ResourceMissing(f"checkpoint {repo_id!r} (the download failed: {type(exc).__name__})",
+                              "check the name and the network; or download the folder elsewhere and give "
+                              "model=PATH") from None
 
 
 @models.command(name="where")

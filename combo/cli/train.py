@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
@@ -84,6 +86,8 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
                           "absolute scores too, or use --method pairwise-lr)")
     model, cv = fit_and_cross_validate(data, options, folds, by=cv_by)
     model.training["metric_set"] = {"sets": metric_set, "default": not metrics, "notes": set_notes}
+    if sys.argv and Path(sys.argv[0]).name == "combo":  # the command line that made the model, as typed
+        model.training["command"] = shlex.join(["combo", *sys.argv[1:]])
     model.native = native_inputs(model.specs, [str(tb.metadata.get("testset", "")) for tb in testbeds
                                                if tb.metadata.get("format") == "mt-metrics-eval"])
     report = training_report(data, cv, options.method, [table.system for _, table in sources])

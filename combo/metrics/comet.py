@@ -11,6 +11,7 @@ checkpoint (CometKiwi: inputs ``mt, src``) reads sources and no reference; COMET
 from __future__ import annotations
 
 import logging
+import sys
 import warnings
 from contextlib import contextmanager
 from functools import lru_cache
@@ -20,6 +21,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..options import Option
+from ..progress import _isatty
 from .neural import (NeuralMetric, is_hub_name, batch_option, cached_snapshot, device_option, hub_cache, missing_checkpoint,
                      torch_device)
 from .registry import register
@@ -133,6 +135,7 @@ class Comet(NeuralMetric):
             for sample, text in zip(samples, column):
                 sample[key] = text
         device = torch_device(self.params["device"])
+        progress = progress and _isatty(sys.stderr)  # Lightning's bar is for a terminal, not a log
         with _quiet():
             out = model.predict(samples, batch_size=self.params["batch_size"], gpus=1 if device == "cuda" else 0,
                                 accelerator="gpu" if device == "cuda" else "cpu", progress_bar=progress,
