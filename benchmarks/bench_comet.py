@@ -3,8 +3,9 @@
 Four WMT23 en-de systems x 500 segments (sources, refA) are scored by ``comet-score`` (each system in its own
 ``predict`` call, as comet-score runs them) and by ``combo score -m comet:model=CKPT`` (one ``predict`` over
 every distinct triple), each as a fresh process, alternated ``--repeats`` times; the segment scores must agree
-to 1e-6 with ``comet-score --disable_cache`` (its default cache of sentence embeddings reuses an embedding
-computed in another batch, which moves scores by float rounding; that deviation is reported too). The checkpoint is a tiny one built offline (tests/neural_checkpoints.py), so the figures measure
+within float16 rounding. comet-score 2.2 runs every model in half precision, so combo runs with ``half=yes`` here
+(its default is full precision, as ``predict`` computes on the loaded model); in half precision a score moves with
+the batch it is padded in, and the two tools batch differently, so the largest difference is reported. The checkpoint is a tiny one built offline (tests/neural_checkpoints.py), so the figures measure
 what each tool adds around the model, not a real model's arithmetic; ``--checkpoint`` names a real one.
 Needs the comet extra (run it in .ci/comet's venv: ``.venv-comet/bin/python benchmarks/bench_comet.py``).
 On a GPU both run there as well (``--gpus 1``, ``device=cuda``).
@@ -29,6 +30,10 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("ONLINE-A", "ONLINE-B", "GPT4-5shot", "NLLB_Greedy")
+#: In half precision a segment's score depends on the batch it is padded in (float16 rounding): comet-score
+#: batches each system alone, combo every distinct triple together. Full precision agrees to 1e-6
+#: (tests/test_comet.py, against predict()).
+HALF_TOLERANCE = 2e-3
 
 
 def lay_out(data: Path, folder: Path, n: int) -> None:
@@ -73,7 +78,7 @@ def main() -> None:
             from neural_checkpoints import comet_checkpoint
 
             ckpt = str(comet_checkpoint(work / "tiny", args.data, "regression"))
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "COMBO_SCORE_CACHE": "off"}  # every run computes
         bindir = Path(sys.executable).parent
         comet_cmd = [str(bindir / "comet-score"), "-s", str(work / "tb" / "source.txt"), "-r",
                      str(work / "tb" / "references" / "refA.txt"), "-t",
@@ -81,12 +86,15 @@ def main() -> None:
                      "--batch_size", "16", "--gpus", "1" if gpu else "0", "--quiet", "--to_json",
                      str(work / "comet.json")]
         combo_cmd = [sys.executable, "-m", "combo.cli", "score", "--testbed", str(work / "tb"), "-m",
-                     f"comet:model={ckpt},device={'cuda' if gpu else 'cpu'}", "--level", "segment", "-q"]
+                     f"comet:model={ckpt},device={'cuda' if gpu else 'cpu'},half=yes", "--level", "segment", "-q"]
         times = {"comet-score": [], "combo": []}
         for _ in range(args.repeats):
             times["comet-score"].append(timed(comet_cmd, env)[0])
             seconds, out = timed(combo_cmd, env)
             times["combo"].append(seconds)
+        cache = work / "score-cache"
+        timed(combo_cmd + ["--cache", str(cache)], env)
+        warm = timed(combo_cmd + ["--cache", str(cache)], env)[0]  # what a second run of the same data costs
         ours = {}
         for line in out.strip().split("\n")[1:]:
             system, seg, score = line.split("\t")
@@ -97,22 +105,20 @@ def main() -> None:
             return max(abs(ours[(Path(f).stem, i)] - e["COMET"]) for f, rows in theirs.items()
                        for i, e in enumerate(rows))
 
-        cached = difference()  # comet-score reuses a sentence's embedding across batches: its own rounding
-        timed(comet_cmd + ["--disable_cache"], env)
         diff = difference()
-        if diff > 1e-6:
-            raise SystemExit(f"segment scores differ from comet-score --disable_cache by {diff:.2e}")
+        if diff > HALF_TOLERANCE:
+            raise SystemExit(f"segment scores differ from comet-score's by {diff:.2e}")
         med = {k: statistics.median(v) for k, v in times.items()}
         doc = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "device": "cuda" if gpu else "cpu",
                "segments": args.segments * len(SYSTEMS), "checkpoint": "tiny (built offline)" if args.checkpoint is None
                else args.checkpoint, "seconds": times, "median": med, "ratio": med["combo"] / med["comet-score"],
-               "max_segment_difference": diff, "max_difference_to_cached_comet_score": cached,
-               "torch_threads": torch.get_num_threads()}
+               "max_segment_difference": diff, "torch_threads": torch.get_num_threads(),
+               "combo_warm_score_cache": warm}
         print(f"{doc['segments']} segments on {doc['device']}, {args.repeats} alternated runs, whole process:")
         for k, v in times.items():
             print(f"  {k:12} median {med[k]:.2f} s  ({', '.join(f'{x:.2f}' for x in v)})")
-        print(f"  combo / comet-score: {doc['ratio']:.2f}x; segment scores agree with comet-score --disable_cache "
-              f"to {diff:.1e} (with its default embedding cache: {cached:.1e})")
+        print(f"  combo / comet-score: {doc['ratio']:.2f}x; segment scores agree to {diff:.1e}")
+        print(f"  combo again with --cache (the scores stored): {warm:.2f} s")
         if args.json:
             args.json.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     finally:

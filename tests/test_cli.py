@@ -86,7 +86,6 @@ def _separate_streams_runner() -> CliRunner:
     ("mismatched", "lines"),
     ("empty", "empty"),
     ("utf8", "UTF-8"),
-    ("bom", "byte-order mark"),
     ("crlf", "CRLF"),
 ])
 def test_bad_input_one_error_exit_2_no_partial_output(tmp_path, case, expect):

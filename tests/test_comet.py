@@ -59,12 +59,15 @@ def wmt23(data):
             {n: read(root / "system-outputs" / "en-de" / f"{n}.txt") for n in ("ONLINE-A", "AIRC")})
 
 
-def _comet_predict(ckpt, samples):
-    """COMET's own computation: its loader and predict() (as comet-score runs them), on CPU."""
+def _comet_predict(ckpt, samples, half=False, batch_size=8):
+    """COMET's own computation: its loader and predict() on CPU (``half``: cast to half precision first, as
+    comet-score does)."""
     from comet import load_from_checkpoint
 
     model = load_from_checkpoint(str(ckpt), local_files_only=True)
-    out = model.predict(samples, batch_size=8, gpus=0, progress_bar=False)
+    if half:
+        model.half()
+    out = model.predict(samples, batch_size=batch_size, gpus=0, progress_bar=False)
     return np.asarray(out.scores), float(out.system_score)
 
 
@@ -85,6 +88,11 @@ def test_segment_and_system_scores_equal_comets_predict(checkpoints, wmt23):
     np.testing.assert_allclose(table.segment[0][table.row_system == online], expected, rtol=0, atol=1e-6)
     assert table.system[0][online] == pytest.approx(system, abs=1e-6)  # comet-score's system score: the mean
     assert "|sha256:" in table.signatures[0] and "|unbabel-comet:2.2" in table.signatures[0]
+    samples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(src, hyps, ref)]
+    half, _ = _comet_predict(checkpoints["regression"], samples, half=True, batch_size=16)
+    ours = combo.get_metric(f"comet:model={checkpoints['regression']},half=yes").score_texts(hyps, [[r] for r in ref], src)
+    np.testing.assert_allclose(ours, half, rtol=0, atol=1e-6)  # comet-score's precision, when asked
+    assert np.abs(half - expected).max() > 1e-5  # which is not predict()'s in full precision
 
 
 @needs_comet

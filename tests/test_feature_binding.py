@@ -194,3 +194,14 @@ def test_train_records_the_public_checkpoint_of_each_release_feature():
                                                        "mtme:COMET": "comet:model=Unbabel/wmt22-comet-da"}
     assert all(v["evidence"] for v in got.values()) and "MetricX-23" in NOT_NATIVE["wmt23"]
     assert native_inputs(["mtme:COMET"], ["wmt22"]) == {} and native_inputs(["mtme:COMET"], []) == {}
+
+
+def test_apply_reads_a_byte_order_mark_as_the_release_reader_does(files, tmp_path):
+    """WMT23's AIRC.txt starts with a byte-order mark: combo apply drops it as the mt-metrics-eval reader does."""
+    (tmp_path / "marked.txt").write_bytes(b"\xef\xbb\xbf" + (files / "sysA.txt").read_bytes())
+    model = tmp_path / "chrf.json"
+    TunedModel([MetricEntry.of("chrf", combo.get_metric("chrf"))], [0.0], [1.0], [1.0], 0.0, "direct",
+               "chrf").save(model)
+    out = [_run("apply", "--model", model, "--hyps", f, "--refs", files / "ref.txt", "-q").output.split("\t")[-1]
+           for f in (files / "sysA.txt", tmp_path / "marked.txt")]
+    assert out[0] == out[1] and float(out[0]) > 0

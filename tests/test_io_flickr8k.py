@@ -102,9 +102,9 @@ def test_duplicate_pair_and_field_count(toy):
 
 def test_bad_bytes_and_empty_files(toy):
     tok = toy / "Flickr8k.token.txt"
+    plain = read_flickr8k(toy)
     tok.write_bytes(b"\xef\xbb\xbf" + tok.read_bytes())
-    err = _error(read_flickr8k, toy)
-    assert (err.path, err.line) == (str(tok), 1) and "byte-order mark" in str(err)
+    assert read_flickr8k(toy).segments == plain.segments  # the mark is dropped, not read as text
     tok.write_bytes(tok.read_bytes()[3:].replace(b"\n", b"\r\n"))
     assert "CRLF" in str(_error(read_flickr8k, toy))
     ex = toy / "ExpertAnnotations.txt"

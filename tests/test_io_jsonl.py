@@ -136,8 +136,8 @@ def test_bad_header(tmp_path):
 
 def test_bad_bytes(tmp_path):
     p = tmp_path / "t.jsonl"
-    p.write_bytes(b"\xef\xbb\xbf" + (HEAD + "\n").encode())
-    assert "byte-order mark" in str(_error(read_jsonl, p))
+    p.write_bytes(b"\xef\xbb\xbf" + (HEAD + "\n" + SEG + "\n").encode())
+    assert len(read_jsonl(p).segments) == 1  # the mark is dropped, as every reader drops it
     p.write_bytes((HEAD + "\r\n" + SEG + "\r\n").encode())
     assert "CRLF" in str(_error(read_jsonl, p))
     p.write_bytes((HEAD + "\n" + SEG.replace('"r"', '"\xe9"') + "\n").encode("latin-1"))

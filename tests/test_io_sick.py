@@ -60,7 +60,7 @@ def test_duplicate_pair_bad_header_bom_utf8(tmp_path):
     p.write_text("id\t" + HEADER + "\n", encoding="utf-8")
     assert _error(read_sick, p).line == 1
     p.write_bytes(b"\xef\xbb\xbf" + (HEADER + "\n" + _row() + "\n").encode())
-    assert "byte-order mark" in str(_error(read_sick, p))
+    assert len(read_sick(p).segments) == 1  # the mark is dropped: the header is read as a header
     p.write_bytes((HEADER + "\n").encode() + b"1\tA \xe9\n")
     err = _error(read_sick, p)
     assert err.line == 2 and "UTF-8" in str(err)

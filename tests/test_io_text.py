@@ -54,14 +54,16 @@ def test_invalid_utf8_names_line_of_first_bad_byte(tmp_path):
     assert "0xe9" in str(err) and "UTF-8" in str(err) and err.fix
 
 
-def test_bom_rejected_unless_stripped(tmp_path):
+def test_a_byte_order_mark_is_dropped_not_read_as_text(tmp_path):
     p = tmp_path / "bom.txt"
     p.write_bytes(b"\xef\xbb\xbfhello\nworld\n")
-    err = _error(read_lines, p)
-    assert (err.path, err.line) == (str(p), 1) and "byte-order mark" in str(err) and err.fix
-    assert read_lines(p, strip_bom=True) == ["hello", "world"]
+    assert read_lines(p) == ["hello", "world"] == read_lines(p, strip_bom=True)
+    assert read_lines(p, strip_bom=False)[0] == "\ufeffhello"
     p.write_bytes(b"\xef\xbb\xbf")  # only a BOM: empty
-    assert _error(read_lines, p, strip_bom=True).line == 1
+    err = _error(read_lines, p)
+    assert err.line == 1 and "empty" in str(err)
+    p.write_bytes(b"\xef\xbb\xbfa\r\nb\r\n")  # its CRLF endings are still named
+    assert "CRLF" in str(_error(read_lines, p))
 
 
 def test_crlf_rejected_unless_accepted(tmp_path):

@@ -6,6 +6,10 @@ checkpoint is loaded by COMET's own ``load_from_checkpoint`` with ``local_files_
 ``predict`` (length-sorted batches, its progress bar), so a segment score equals ``comet-score``'s on the same
 checkpoint; the system score is the mean of the segment scores, as ``comet-score`` prints it. A reference-free
 checkpoint (CometKiwi: inputs ``mt, src``) reads sources and no reference; COMET-22 reads all three.
+
+``comet-score`` 2.2 casts every model to half precision (``model.half()``) before ``predict``; combo computes in
+full precision, as ``predict`` does on the loaded model, unless ``half=yes``: then its scores are
+``comet-score``'s.
 """
 
 from __future__ import annotations
@@ -77,13 +81,16 @@ def _quiet():
 
 
 @lru_cache(maxsize=2)
-def _load(ckpt: str, digest: str):
-    """COMET's model from ``ckpt`` (``digest`` keys the memo by content), loaded by COMET's own code."""
+def _load(ckpt: str, digest: str, half: bool = False):
+    """COMET's model from ``ckpt`` (``digest`` keys the memo by content), loaded by COMET's own code; ``half``:
+    in half precision, as ``comet-score`` runs it (``model.half()``)."""
     with _quiet():
         from comet import load_from_checkpoint
 
         model = load_from_checkpoint(ckpt, local_files_only=True)
     model.eval()
+    if half:
+        model.half()
     return model
 
 
@@ -101,6 +108,8 @@ class Comet(NeuralMetric):
                                        "model.ckpt file"),
         "device": device_option(),
         "batch_size": batch_option(16),
+        "half": Option(False, "half precision, as comet-score 2.2 runs every model (its scores then differ from "
+                              "predict()'s in full precision by float16 rounding, about 1e-3)"),
     }
 
     def checkpoint_files(self) -> List[Path]:
@@ -125,7 +134,7 @@ class Comet(NeuralMetric):
         from .neural import content_digest
 
         files = self.checkpoint_files()
-        return _load(str(files[0]), content_digest(files))
+        return _load(str(files[0]), content_digest(files), bool(self.params["half"]))
 
     def predict(self, sources: Sequence[str], hyps: Sequence[str], refs: Sequence[str],
                 progress: bool = False) -> np.ndarray:

@@ -272,7 +272,7 @@ class FileScores(ExternalScores):
         if path.suffix.lower() == ".json":
             text = None
             try:
-                text = read_bytes(path).decode("utf-8")
+                text = read_bytes(path).decode("utf-8-sig")  # a byte-order mark is dropped, as read_lines does
                 doc = json.loads(text, parse_constant=_bad_number, parse_float=_json_number,
                                  parse_int=_json_number, object_pairs_hook=unique_keys)
             except UnicodeDecodeError as exc:

@@ -387,7 +387,7 @@ def load_model(path, features: Optional[Dict[str, str]] = None) -> TunedMetric:
     p = str(path)
     data = read_bytes(p)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"model file is not UTF-8 text (byte {exc.start})", p,
                          fix="give a JSON model written by `combo train`") from None
