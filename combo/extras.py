@@ -24,6 +24,10 @@ EXTRAS: Dict[str, Tuple[str, ...]] = {
     "comet": ("unbabel-comet>=2.2.7,<2.3", "sentencepiece==0.2.2", "setuptools<81"),
 }
 
+#: What ``combo models fetch --kind`` fetches: a checkpoint of the ``comet`` or the ``metricx`` extra's metric
+#: (auto: by the name).
+CHECKPOINT_KINDS = ("auto", "comet", "metricx")
+
 #: Requirements of the ``test`` extra that combo itself can call on request (an oracle, not a dependency).
 TEST_ORACLES: Dict[str, str] = {"zss": "zss==1.2.0"}
 

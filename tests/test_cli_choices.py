@@ -34,7 +34,6 @@ def _module_constants():
 
 def test_choices_other_than_output_formats_are_module_constants():
     import combo.evaluate  # noqa: F401  - the criteria's tables, whatever other tests imported before
-    import combo.metrics.neural  # noqa: F401
 
     constants = _module_constants()
     options = list(_choice_options(cli.main))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from ..metrics.neural import CHECKPOINT_KINDS
+from ..extras import CHECKPOINT_KINDS
 from .options import Choice
 
 

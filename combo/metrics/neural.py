@@ -29,8 +29,6 @@ from ..options import Option
 from .base import Candidates, Metric
 
 DEVICES = ("auto", "cpu", "cuda")
-#: What ``combo models fetch --kind`` fetches: a COMET or a MetricX checkpoint (auto: by the name).
-CHECKPOINT_KINDS = ("auto", "comet", "metricx")
 
 
 def device_option() -> Option:
