@@ -26,8 +26,7 @@ from combo.evaluate import MetaEvaluator
 from combo.scoring import ScoreTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt23_transfer import CRITERIA, TITLES, entry_table, model_entry  # noqa: E402
-from combo.meta.wmt23 import average_clusters, significance_clusters  # noqa: E402
+from wmt23_transfer import CRITERIA, TITLES, entry_table, model_entry, wmt_clusters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "results" / "combo-wmt23.md"
@@ -71,21 +70,6 @@ def choose(sources) -> Dict[str, float]:
     return {label: inner_average(sources, options) for label, (_, options) in RECIPES.items()}
 
 
-def clusters(ev: MetaEvaluator, table, names: List[str], seed: int) -> Dict[str, Dict[str, int]]:
-    keep = ev.system_mask
-    human, human_sys = ev.human[keep], ev.human_system_scores()[keep]
-    seg = {n: ev._matrix(table.segment[table.metrics.index(n)])[keep] for n in names}
-    sys_ = {n: table.system[table.metrics.index(n)][keep] for n in names}
-    rankings = [significance_clusters("sys_accuracy", sys_, human_sys, seed=seed),
-                significance_clusters("sys_pearson", sys_, human_sys, seed=seed),
-                significance_clusters("seg_pearson", seg, human, seed=seed),
-                significance_clusters("seg_acc_eq", seg, human, seed=seed)]
-    out = {r.task: {m: int(r.rank_of(m)) for m in r.metrics} for r in rankings}
-    avg = average_clusters(rankings)
-    out["average"] = {m: int(avg.rank_of(m)) for m in avg.metrics}
-    return out
-
-
 def run_direction(data, inputs: List[str], train_lp: str, test_lp: str, n_resamples: int, seed: int) -> dict:
     train_tb, train_table = data[train_lp]
     test_tb, test_table = data[test_lp]
@@ -115,7 +99,8 @@ def run_direction(data, inputs: List[str], train_lp: str, test_lp: str, n_resamp
         results[name] = row
     return {"train": train_lp, "test": test_lp, "systems": int(ev.system_mask.sum()), "chosen": chosen,
             "models": models, "results": results,
-            "clusters": clusters(ev, table, [BASELINE, f"tuned: {chosen}", "mtme:XCOMET-XXL", "mtme:XCOMET-XL"], seed)}
+            "clusters": wmt_clusters(ev, table, seed, [BASELINE, f"tuned: {chosen}", "mtme:XCOMET-XXL",
+                                                      "mtme:XCOMET-XL"])}
 
 
 def shipped(data, name: str, inputs: List[str]) -> dict:

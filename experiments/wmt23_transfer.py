@@ -121,15 +121,16 @@ def run_direction(data: Dict[str, tuple], train_lp: str, test_lp: str, include_h
             "results": results, "clusters": clusters}
 
 
-def wmt_clusters(ev: MetaEvaluator, table: ScoreTable, seed: int) -> Dict[str, Dict[str, int]]:
-    """mt-metrics-eval's significance clusters (permutation tests, early stopping) of the main entries on each
-    WMT23 statistic of the test pair, and of their average."""
+def wmt_clusters(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) -> Dict[str, Dict[str, int]]:
+    """mt-metrics-eval's significance clusters (permutation tests, early stopping) of the main entries (``names``,
+    default :data:`CLUSTERED`) on each WMT23 statistic of the test pair, and of their average."""
+    names = CLUSTERED if names is None else names
     keep = ev.system_mask
     human = ev.human[keep]
     human_sys = ev.human_system_scores()[keep]
-    seg = {n: ev._matrix(table.segment[table.metrics.index(n)])[keep] for n in CLUSTERED}
-    sys_ = {n: table.system[table.metrics.index(n)][keep] for n in CLUSTERED}
-    for n in CLUSTERED:  # every entry oriented higher-is-better, as mt-metrics-eval negates error metrics
+    seg = {n: ev._matrix(table.segment[table.metrics.index(n)])[keep] for n in names}
+    sys_ = {n: table.system[table.metrics.index(n)][keep] for n in names}
+    for n in names:  # every entry oriented higher-is-better, as mt-metrics-eval negates error metrics
         if not table.higher_is_better[table.metrics.index(n)]:
             seg[n], sys_[n] = -seg[n], -sys_[n]
     rankings = [significance_clusters("sys_accuracy", sys_, human_sys, seed=seed),
