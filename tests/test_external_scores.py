@@ -201,3 +201,13 @@ def test_a_folder_with_two_pairs_names_the_option_that_chooses_one(tmp_path):
     res = CliRunner().invoke(main, ["score", "--testbed", str(d)])
     assert res.exit_code == 2 and "--lp en-de" in res.output and "lp=..." not in res.output
     assert CliRunner().invoke(main, ["score", "--testbed", str(d), "--lp", "en-de"]).exit_code == 0  # the fix works
+
+
+def test_an_unknown_release_metric_names_the_metrics_scored_there(data):
+    """The fix names the metrics it asks the user to choose from (it said "one of the 2 metrics" and no name)."""
+    import combo
+
+    tb = combo.load_testbed(data / "wmt23", lp="en-de")
+    with pytest.raises(combo.InputError) as err:
+        combo.score_testbed(tb, ["mtme:Qz"])
+    assert "metrics scored there: " in err.value.fix and "BLEU" in err.value.fix

@@ -45,3 +45,20 @@ def test_mtme_folder_with_several_pairs_needs_lp(tmp_path):
     with pytest.raises(OptionError, match="2 language pairs"):
         load_testbed(d)
     assert load_testbed(d, lp="de-en").name == "wmtX.de-en"
+
+
+def test_a_missing_testbed_is_offered_only_what_the_option_reads(tmp_path, monkeypatch):
+    """Model files beside it (ulc.json) are not offered for --testbed; a test bed of a close name is."""
+    from combo.errors import InputError
+    from combo.io import load_testbed
+
+    (tmp_path / "ulc.json").write_text("{}")
+    (tmp_path / "ulc5.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:
+        load_testbed("nosuch.jsonl")
+    assert "ulc" not in err.value.fix
+    (tmp_path / "nosuch2.jsonl").write_text("")
+    with pytest.raises(InputError) as err:
+        load_testbed("nosuch.jsonl")
+    assert "nosuch2.jsonl" in err.value.fix

@@ -70,8 +70,14 @@ def test_crlf_rejected_unless_accepted(tmp_path):
     p = tmp_path / "crlf.txt"
     p.write_bytes(b"a\nb\r\nc\r\n")
     err = _error(read_lines, p)
-    assert (err.path, err.line) == (str(p), 2) and "CRLF" in str(err) and "dos2unix" in err.fix
+    assert (err.path, err.line) == (str(p), 2) and "CRLF" in str(err) and "dos2unix" not in err.fix
     assert read_lines(p, accept_crlf=True) == ["a", "b", "c"]
+    import shutil
+    import subprocess
+
+    if shutil.which("sed"):  # the command the fix offers, run as printed, makes a file that reads
+        subprocess.run(err.fix.split("e.g. ")[1], shell=True, cwd=tmp_path, check=True)
+        assert read_lines(tmp_path / "crlf.lf.txt") == ["a", "b", "c"]
 
 
 def test_lone_carriage_return_rejected_even_with_crlf_accepted(tmp_path):
@@ -137,9 +143,10 @@ def test_the_encoding_is_named_first_and_every_problem_once(tmp_path, data, said
     fixed = data.decode("utf-16" if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) and
                         data[:4] != codecs.BOM_UTF32_LE else "utf-32" if data[:4] == codecs.BOM_UTF32_LE else
                         "utf-16-le" if data[1:2] == b"\x00" else "utf-16-be" if data[:1] == b"\x00" else "cp1252")
-    path.write_text(fixed.replace("\r\n", "\n"), encoding="utf-8")  # what the fix's iconv | dos2unix makes
+    path.write_text(fixed.replace("\r\n", "\n"), encoding="utf-8")  # what the fix's iconv | sed makes
     assert read_lines(path) == [fixed.split("\r\n")[0].split("\n")[0], "yo"]
-    if shutil.which("iconv") and "iconv" in str(err.value) and "dos2unix" not in str(err.value):
+    one_command = "; and " not in str(err.value)  # two problems, two fixes: not one command to run
+    if shutil.which("iconv") and shutil.which("sed") and "iconv" in str(err.value) and one_command:
         command = str(err.value).split("e.g. ")[1].rstrip(")")
         path.write_bytes(data)
         subprocess.run(command, shell=True, cwd=tmp_path, check=True)

@@ -85,6 +85,17 @@ def _load_dstc7_sample(**options: Any) -> Testbed:
     return testbed
 
 
+def _readable(path: Path) -> bool:
+    """Whether a reader takes ``path`` (what a "did you mean" may offer for ``--testbed``: not a model file)."""
+    for layout in formats():
+        try:
+            if layout.matches(path):
+                return True
+        except OSError:
+            return False
+    return False
+
+
 def load_testbed(path: Any, **options: Any) -> Testbed:
     """Read a test bed, choosing the reader from the path (see the module doc and :func:`formats`).
 
@@ -102,7 +113,7 @@ def load_testbed(path: Any, **options: Any) -> Testbed:
     if not p.exists():
         from ..options import did_you_mean
 
-        here = [q.name for q in p.parent.iterdir()] if p.parent.is_dir() else []
+        here = [q.name for q in p.parent.iterdir() if _readable(q)] if p.parent.is_dir() else []  # test beds only
         hint = did_you_mean(p.name, here + ([] if p.parent != Path(".") else ["example", "dstc7-sample"]))
         raise InputError("no such file or folder", p, fix=hint or "check the path")
     for layout in formats():

@@ -84,7 +84,8 @@ def read_lines(path: PathLike, *, allow_empty: bool = False, strip_bom: bool = T
 #: Byte-order marks of the encodings a text editor may save in, longest first.
 _WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
               (b"\xff\xfe", "UTF-16 (little-endian)"), (b"\xfe\xff", "UTF-16 (big-endian)"))
-_DOS2UNIX = "convert the file to LF line endings, e.g. with dos2unix"
+#: A command every fresh machine has that turns CRLF line endings into LF (dos2unix is seldom installed).
+_CR_TO_LF = "sed 's/\\r$//'"
 
 
 def _wide_encoding(data: bytes) -> Optional[Tuple[str, str]]:
@@ -125,12 +126,14 @@ def text_problems(data: bytes, name: str = "FILE") -> List[Tuple[str, int, str]]
         out = f"{Path(name).stem}.utf8{Path(name).suffix}"
         return [(f"the file is {described} text{crlf}, not UTF-8", 1,
                  f"save it as UTF-8{' with LF line endings' if crlf else ''}, e.g. iconv -f {codec} -t UTF-8 "
-                 f"{name}{' | dos2unix' if crlf else ''} > {out}")]
+                 f"{name}{' | ' + _CR_TO_LF if crlf else ''} > {out}")]
     problems: List[Tuple[str, int, str]] = []
     pos = data.find(b"\r")
     if pos >= 0:
         if data[pos + 1:pos + 2] == b"\n":
-            problems.append(("CRLF (Windows) line endings", _line_of(data, pos), _DOS2UNIX))
+            problems.append(("CRLF (Windows) line endings", _line_of(data, pos),
+                             f"convert the file to LF line endings, e.g. {_CR_TO_LF} {name} > "
+                             f"{Path(name).stem}.lf{Path(name).suffix}"))
         else:
             problems.append(("carriage return (\\r) inside a line", _line_of(data, pos),
                              "remove carriage returns or convert the file to LF line endings"))

@@ -181,7 +181,8 @@ class MtmeScores(ExternalScores):
                        | {p.name[:-len(".seg.score")] for p in folder.glob("*-src.seg.score")})
         hint = did_you_mean(name, known)
         raise InputError(f"mtme:{name}: no {' or '.join(t + '.seg.score' for t in tried)}", folder,
-                         fix=hint or f"name one of the {len(known)} metrics scored there")
+                         fix=hint or f"name one of the {len(known)} metrics scored there: "
+                                     f"{', '.join(known[:10])}{', ...' if len(known) > 10 else ''}")
 
     def read(self, testbed):
         from ..io.mtme import read_score_file
