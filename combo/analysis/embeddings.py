@@ -179,6 +179,12 @@ class _GloveIndex(Mapping):
 
 
 @lru_cache(maxsize=1)
+def glove_6b_50d_rows() -> int:
+    """The number of rows of GloVe 6B 50d's table, read from its ``.npy`` header (no vector is read)."""
+    return int(np.load(_glove_folder() / GLOVE_FILES[0], mmap_mode="r").shape[0])
+
+
+@lru_cache(maxsize=1)
 def glove_6b_50d_index() -> Dict[str, int]:
     """GloVe 6B 50d's row of each word (a word listed twice keeps its first row), read once per process."""
     folder = _glove_folder()
@@ -186,7 +192,7 @@ def glove_6b_50d_index() -> Dict[str, int]:
         import pyarrow.parquet as pq
     except ImportError:
         raise ResourceMissing(GLOVE_RESOURCE, GLOVE_INSTALL) from None
-    rows = np.load(folder / GLOVE_FILES[0], mmap_mode="r").shape[0]
+    rows = glove_6b_50d_rows()
     # ParquetFile reads the one file without pyarrow.dataset, whose import brings pandas: 0.4 s here instead of 0.9
     words = pq.ParquetFile(folder / GLOVE_FILES[1]).read(use_pandas_metadata=False).column(0).to_pylist()
     if len(words) != rows:

@@ -439,7 +439,16 @@ class GloveRowsLayer(Layer):
         return [str(get(word, -1)) for word in texts]
 
     def decode(self, stored: str) -> int:
-        return int(stored)
+        """The row, checked: a whole number from -1 (no row) to the table's last row; anything else (another type,
+        out of range, truncated to nothing) is a damaged entry, analysed again."""
+        from .embeddings import glove_6b_50d_rows
+
+        if not isinstance(stored, str) or not (stored == "-1" or stored.isascii() and stored.isdigit()):
+            raise ValueError(f"not a row number: {stored!r:.20}")
+        row = int(stored)
+        if row >= glove_6b_50d_rows():
+            raise ValueError(f"row {row} is past the table's {glove_6b_50d_rows()} rows")
+        return row
 
 
 LAYERS: Dict[str, Layer] = {layer.name: layer for layer in
