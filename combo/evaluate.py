@@ -1358,6 +1358,13 @@ def evaluation_output(ev: MetaEvaluator, tb: Testbed, table: ScoreTable, crits: 
     document and the table text, with what the values leave out and KING figures decided by ties."""
     rows = evaluation_rows(names, qualities)
     notes = list(notes) + left_out_notes(names, qualities)  # what the values leave out: in the table and JSON
+    for c in crits:  # a "-" in the table says why it is there
+        blank = [r["metric"] for r in rows if r[c] is None]
+        only = getattr(get_criterion(c), "only_scheme", None)
+        if blank and only:
+            notes.append(f"{c} is defined for single metrics and {only.upper()} combinations only: "
+                         f"{', '.join(blank)} {'shows' if len(blank) == 1 else 'show'} '-' (--combine {only} "
+                         f"measures {only.upper()}(all))")
     warnings = [f"KING of {r['metric']} is decided by ties: {r['king']['tie_share']:.0%} of its comparisons "
                 f"(with --king-ties strict: {r['king']['value_strict']:.4f}; see docs/queen-king.md)" for r in rows
                 if r.get("king") and (r["king"]["tie_share"] or 0) > KING_TIE_WARNING and king_ties != "strict"]

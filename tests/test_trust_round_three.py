@@ -56,3 +56,13 @@ def test_a_damaged_glove_row_is_analysed_again_and_scores_do_not_move(tmp_path, 
     finally:
         layers.clear_memory()
         layers._cache_dir_override = layers._UNSET
+
+
+def test_a_dash_in_the_evaluate_table_says_why():
+    """KING is QUEEN's: ULC(all) shows '-' under it, and a note says so (it said nothing)."""
+    res = _run("evaluate", "--testbed", "example", "-m", "bleu", "-m", "chrf", "--criteria", "king,r_snt",
+               "--bootstrap", "0", "-q")
+    assert res.exit_code == 0, res.output
+    ulc = [line for line in res.output.split("\n") if line.startswith("ULC(all)")]
+    assert ulc and ulc[0].split()[1] == "-"
+    assert "note: king is defined for single metrics and QUEEN combinations only: ULC(all) shows '-'" in res.output
