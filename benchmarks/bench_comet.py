@@ -26,7 +26,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = ("ONLINE-A", "ONLINE-B", "GPT4-5shot", "NLLB_Greedy")

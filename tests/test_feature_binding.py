@@ -177,6 +177,7 @@ def test_a_release_feature_is_computed_by_the_checkpoint_the_model_names(files, 
     doc = json.loads(res.output)
     np.testing.assert_allclose([r["score"] for r in doc["scores"]], np.concatenate([want[n] for n in HYPS]),
                                rtol=0, atol=1e-12)
+    assert "|native:mtme:XCOMET-XL=chrf:word_order=2|inputs:" in doc["signature"]
     res = _apply(files, path, "--feature", f"mtme:XCOMET-XL=scores:{files / 'xcomet.tsv'}", "--format", "json")
     assert "|bound:mtme:XCOMET-XL=scores:" in json.loads(res.output)["signature"]
     bad = json.loads(path.read_text())

@@ -237,6 +237,6 @@ def missing_checkpoint(what: str, model: str, looked: str) -> ResourceMissing:
     if is_hub_name(model):
         fix = f"combo models fetch {model}  (needs internet once; or give model=PATH to a local checkpoint)"
     else:
-        fix = f"give model=PATH, the folder of a downloaded checkpoint (or a Hugging Face name to fetch with " \
-              "combo models fetch NAME)"
+        fix = ("give model=PATH, the folder of a downloaded checkpoint (or a Hugging Face name to fetch with "
+               "combo models fetch NAME)")
     return ResourceMissing(f"{what} {model!r} (looked in {looked})", fix)

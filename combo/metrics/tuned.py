@@ -333,7 +333,8 @@ class TunedMetric(Metric):
             if len(vals):
                 sysv[s] = vals.mean()
         digest = hashlib.sha256("\n".join(inputs).encode("utf-8")).hexdigest()[:16]
-        return self.segment_output(raw), sysv, f"{self.signature}|inputs:{digest}"
+        native = f"|native:{';'.join(natives)}" if natives else ""
+        return self.segment_output(raw), sysv, f"{self.signature}{native}|inputs:{digest}"
 
     def unbound(self, testbed) -> List[str]:
         """The features read from an mt-metrics-eval release (``mtme:NAME``) that ``testbed`` cannot give
@@ -346,8 +347,8 @@ class TunedMetric(Metric):
 
     def components_for(self, testbed) -> Tuple[List[Metric], List[str]]:
         """The components that score ``testbed``: a release feature the test bed cannot give is computed by the
-        metric the model names for it (``native``), else refused with the ways to bind it; and ``native:``
-        lines naming each substitution."""
+        metric the model names for it (``native``), else refused with the ways to bind it; and each substitution
+        as ``FEATURE=METRIC`` (the signature's ``|native:`` field)."""
         from .binding import unbound_error
         from .registry import get_metric
 
@@ -359,7 +360,7 @@ class TunedMetric(Metric):
         for k, spec in enumerate(self.model.specs):
             if spec in missing:
                 components[k] = get_metric(self.model.native[spec]["metric"])
-                natives.append(f"native:{spec}={self.model.native[spec]['metric']}")
+                natives.append(f"{spec}={self.model.native[spec]['metric']}")
         return components, natives
 
     def raw_segment_scores(self, hyps: Sequence[str], refs: Sequence[Sequence[str]],
