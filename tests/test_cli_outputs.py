@@ -109,16 +109,3 @@ def test_a_report_that_fails_to_write_leaves_no_out_and_an_out_that_fails_leaves
     monkeypatch.setattr(combo.cli.output, "write_text_atomic", fail_on("t.txt"))
     _one_error(run(*COMMANDS["search"], "--out", out, "--report", report), "No space left on device")
     assert not out.exists() and not report.exists()
-
-
-def test_json_floats_carry_no_float64_noise():
-    """0.1 + 0.2 is printed 0.3, not 0.30000000000000004; 15 significant digits keep every real digit."""
-    import json
-
-    import numpy as np
-
-    from combo.cli.output import json_text
-
-    doc = json.loads(json_text({"quality": 0.1 + 0.2, "v": [np.float64(0.7866) * 1.0, 1 / 3], "n": float("nan")}))
-    assert doc["quality"] == 0.3 and doc["n"] is None
-    assert doc["v"] == [0.7866, 0.333333333333333] and abs(doc["v"][1] - 1 / 3) < 1e-15

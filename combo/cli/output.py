@@ -99,22 +99,16 @@ def format_value(value) -> str:
     return "undefined" if value is None or not math.isfinite(value) else f"{value:.4f}"
 
 
-#: Significant digits of a float a command prints as JSON: float64 arithmetic's last digits are noise
-#: (``0.7865999999999999`` for 0.7866), and 15 digits is what a float64 holds exactly in decimal.
-JSON_DIGITS = 15
-
-
 def clean(obj):
-    """JSON-safe copy: NaN and infinities become null (json.dumps would write invalid NaN), and a float is
-    written with :data:`JSON_DIGITS` significant digits."""
+    """JSON-safe copy: NaN and infinities become null (json.dumps would write invalid NaN)."""
     import math
 
     if isinstance(obj, dict):
         return {k: clean(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [clean(v) for v in obj]
-    if isinstance(obj, float):
-        return float(f"{obj:.{JSON_DIGITS}g}") if math.isfinite(obj) else None
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
     return obj
 
 
