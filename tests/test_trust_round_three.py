@@ -66,3 +66,48 @@ def test_a_dash_in_the_evaluate_table_says_why():
     ulc = [line for line in res.output.split("\n") if line.startswith("ULC(all)")]
     assert ulc and ulc[0].split()[1] == "-"
     assert "note: king is defined for single metrics and QUEEN combinations only: ULC(all) shows '-'" in res.output
+
+
+def _degenerate(tmp_path, kind):
+    """The bundled example with every human score 3 (``constant``), or with one system only (``one``)."""
+    import copy
+
+    import combo
+    from combo.io import write_jsonl
+    from combo.testbed import Score
+
+    tb = combo.load_testbed(combo.example_path())
+    out = copy.deepcopy(tb)
+    if kind == "constant":
+        out.scores = [Score(s.system, s.segment, 3.0, s.rater, s.aspect) for s in tb.scores]
+    else:
+        keep = tb.systems[0]
+        out.candidates = {keep: tb.candidates[keep]}
+        out.scores, out.preferences = [s for s in tb.scores if s.system == keep], []
+        out.system_scores = {a: {keep: v[keep]} for a, v in tb.system_scores.items() if keep in v}
+    path = tmp_path / f"{kind}.jsonl"
+    write_jsonl(out, path)
+    return path
+
+
+def test_training_on_scores_that_never_differ_is_refused_and_writes_nothing(tmp_path):
+    path = _degenerate(tmp_path, "constant")
+    for method in ("direct", "pairwise-lr"):
+        out = tmp_path / f"{method}.json"
+        res = _run("train", "--testbed", path, "-m", "bleu", "-m", "chrf", "--judgments", "scores", "--method",
+                   method, "--folds", "0", "--out", out, "-q")
+        assert res.exit_code == 2 and res.output.count("\n") == 1 and not out.exists(), res.output
+    assert "never differ" in _run("train", "--testbed", path, "-m", "bleu", "--judgments", "scores", "--folds", "0",
+                                  "--out", tmp_path / "m.json", "-q").output
+
+
+def test_one_system_trains_on_its_segments_and_min_diff_is_refused_where_unread(tmp_path):
+    """One system still has segment scores that differ: direct learns from them (the objective is defined); a
+    --min-diff, which direct never reads, is refused instead of being reported as if it had been used."""
+    path = _degenerate(tmp_path, "one")
+    res = _run("train", "--testbed", path, "-m", "bleu", "-m", "chrf", "--judgments", "scores", "--objective",
+               "seg_pearson", "--folds", "0", "--out", tmp_path / "m.json", "-q")
+    assert res.exit_code == 0 and (tmp_path / "m.json").exists(), res.output
+    res = _run("train", "--testbed", path, "-m", "bleu", "--judgments", "scores", "--min-diff", "1000", "--folds",
+               "0", "--out", tmp_path / "n.json", "-q")
+    assert res.exit_code == 2 and "reads no pairs" in res.output and not (tmp_path / "n.json").exists()

@@ -80,6 +80,10 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=not quiet, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     options = options.resolved(data.pairs.kind)
+    if options.method == "direct" and min_diff is not None:
+        raise OptionError(f"--min-diff {min_diff:g} sets the pairs that pairwise-lr learns from; --method direct "
+                          "searches weights over every judged candidate and reads no pairs (fix: leave --min-diff "
+                          "out, or use --method pairwise-lr)")
     if options.method == "direct" and data.pairs.kind == "rankings" and all(tb.scores for tb in testbeds):
         raise OptionError("--method direct searches weights over absolute human scores; with --judgments auto it "
                           "reads these test beds' relative rankings (fix: add --judgments scores, since they have "

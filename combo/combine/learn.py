@@ -840,8 +840,20 @@ def _fit_direct(data: TrainingData, X: np.ndarray, train: np.ndarray, options: T
     blocks, index, _ = judged_blocks(data, train)
     if not blocks:
         raise InputError("no candidate with a human score to train on", fix="train on a test bed with scores")
+    rated = np.concatenate([b.human[np.isfinite(b.human)] for b in blocks])
+    if len(np.unique(rated)) < 2:
+        raise InputError(f"every one of the {len(rated)} human scores of the training candidates is {rated[0]:g}: "
+                         "scores that never differ cannot inform any weights",
+                         fix="train on judgments that tell candidates apart")
     est = DirectCombiner(options.objective, options.prune).fit(X[index], blocks=blocks)
     found = est.search_
+    if not (np.isfinite(found.value) and np.isfinite(found.uniform_value)):
+        systems = max(b.human.shape[0] for b in blocks)
+        raise InputError(f"--objective {options.objective} is undefined on the training judgments ({systems} "
+                         f"{'system' if systems == 1 else 'systems'} per pair at most, {len(rated)} human scores): "
+                         "there is nothing for the weights to follow",
+                         fix="train on more systems or segments, or choose an --objective these judgments define "
+                             "(seg_pearson needs only segments whose scores differ)")
     chosen = {"objective": options.objective, "objective_value": found.value,
               "uniform_value": found.uniform_value, "evaluations": found.evaluations,
               "selected": int((found.weights > 0).sum())}
