@@ -34,3 +34,24 @@ def test_a_difference_of_exactly_15_percent_preserves_meaning():
     assert unit_test_passes(a, b, "meaning-preserving")[0] and released_passes(a, b, "difference")[0]
     c = np.nextafter(b, 0)
     assert not unit_test_passes(a, c, "meaning-preserving")[0] and not released_passes(a, c, "difference")[0]
+
+
+def test_the_official_average_is_listed_best_first(data):
+    """WMT23's official average over two pairs: rows sorted by the average, best first (a mutation sorting them
+    worst first passed every other test)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from combo.cli import main
+
+    if not (data / "wmt23" / "human-scores" / "he-en.mqm.seg.score").is_file():
+        import pytest
+
+        pytest.skip("WMT23 he-en not in the shared data")
+    res = CliRunner().invoke(main, ["evaluate", "--testbed", str(data / "wmt23"), "--lp", "en-de,he-en", "-m",
+                                    "chrf", "-m", "mtme:XCOMET-XL", "-m", "bleu", "--criteria", "wmt23",
+                                    "--bootstrap", "0", "--format", "json", "-q"])
+    assert res.exit_code == 0, res.output
+    averages = [r["average"] for r in json.loads(res.output)["wmt23_official"]["rows"]]
+    assert len(averages) == 4 and averages == sorted(averages, reverse=True) and averages[0] > averages[-1]
