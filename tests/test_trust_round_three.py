@@ -111,3 +111,17 @@ def test_one_system_trains_on_its_segments_and_min_diff_is_refused_where_unread(
     res = _run("train", "--testbed", path, "-m", "bleu", "--judgments", "scores", "--min-diff", "1000", "--folds",
                "0", "--out", tmp_path / "n.json", "-q")
     assert res.exit_code == 2 and "reads no pairs" in res.output and not (tmp_path / "n.json").exists()
+
+
+def test_the_official_average_refuses_pairs_without_absolute_scores(data):
+    """Called directly, WMT23's official average over WMT12's ranking pairs is refused (skipping the refusal
+    printed an 'official average' of .7024 built from win shares)."""
+    import combo
+    from combo.evaluate import MetaEvaluator, wmt23_official_average
+
+    evaluators = {}
+    for lp in ("cs-en", "de-en"):
+        tb = combo.load_testbed(data / "wmt12", lp=lp)
+        evaluators[lp] = MetaEvaluator(tb, combo.score_testbed(tb, ["bleu"]))
+    with pytest.raises(combo.InputError, match="has no absolute segment scores"):
+        wmt23_official_average(evaluators, [])
