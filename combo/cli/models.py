@@ -77,9 +77,6 @@ def _download(snapshot_download, repo_id: str, **kwargs) -> str:
 @click.argument("name")
 def models_where(name: str) -> None:
     """The local folder of checkpoint NAME in the Hugging Face cache (exit 2 when it is not there)."""
-    from ..metrics.neural import cached_snapshot, missing_checkpoint, hub_cache
+    from ..metrics.neural import local_folder
 
-    snap = cached_snapshot(name)
-    if snap is None:
-        raise missing_checkpoint("checkpoint", name, f"the Hugging Face cache {hub_cache()}")
-    click.echo(str(snap))
+    click.echo(str(local_folder(name, "checkpoint")))

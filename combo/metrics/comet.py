@@ -26,8 +26,7 @@ import numpy as np
 
 from ..options import Option
 from ..progress import _isatty
-from .neural import (NeuralMetric, is_hub_name, batch_option, cached_snapshot, device_option, hub_cache, missing_checkpoint,
-                     torch_device)
+from .neural import NeuralMetric, batch_option, device_option, local_folder, missing_checkpoint, torch_device
 from .registry import register
 
 DEFAULT_MODEL = "Unbabel/wmt22-comet-da"
@@ -43,16 +42,10 @@ def checkpoint_path(model: str) -> Path:
     p = Path(model).expanduser()
     if p.is_file():
         return p
-    if p.is_dir():
-        if (p / "checkpoints" / "model.ckpt").is_file():
-            return p / "checkpoints" / "model.ckpt"
-        raise missing_checkpoint("comet checkpoint", model, f"{p}/checkpoints/model.ckpt")
-    if is_hub_name(model):
-        snap = cached_snapshot(model)
-        if snap is not None and (snap / "checkpoints" / "model.ckpt").is_file():
-            return snap / "checkpoints" / "model.ckpt"
-        raise missing_checkpoint("comet checkpoint", model, f"the Hugging Face cache {hub_cache()}")
-    raise missing_checkpoint("comet checkpoint", model, str(p))
+    ckpt = local_folder(model, "comet checkpoint") / "checkpoints" / "model.ckpt"
+    if not ckpt.is_file():
+        raise missing_checkpoint("comet checkpoint", model, str(ckpt))
+    return ckpt
 
 
 @lru_cache(maxsize=16)

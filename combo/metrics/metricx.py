@@ -23,8 +23,8 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from ..options import Option
-from .neural import (NeuralMetric, is_hub_name, batch_option, cached_snapshot, content_digest, device_option, hub_cache,
-                     missing_checkpoint, sorted_batches, torch_device)
+from .neural import (NeuralMetric, batch_option, content_digest, device_option, local_folder, missing_checkpoint,
+                     sorted_batches, torch_device)
 from .registry import register
 
 DEFAULT_MODEL = "google/metricx-23-xl-v2p0"
@@ -35,19 +35,6 @@ MAX_INPUT_LENGTH = 1024
 #: Files of a Hugging Face model folder whose bytes determine the scores.
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _TOKENIZER_FILES = ("spiece.model", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
-
-
-def model_folder(model: str, what: str = "checkpoint") -> Path:
-    """A local Hugging Face folder: ``model`` itself, or its snapshot in the local cache (never downloaded)."""
-    p = Path(model).expanduser()
-    if p.is_dir():
-        return p
-    if is_hub_name(model):
-        snap = cached_snapshot(model)
-        if snap is not None:
-            return snap
-        raise missing_checkpoint(f"metricx {what}", model, f"the Hugging Face cache {hub_cache()}")
-    raise missing_checkpoint(f"metricx {what}", model, str(p))
 
 
 @lru_cache(maxsize=2)
@@ -90,10 +77,10 @@ class MetricX(NeuralMetric):
     }
 
     def _folders(self) -> Tuple[Path, Path]:
-        folder = model_folder(self.params["model"])
+        folder = local_folder(self.params["model"], "metricx checkpoint")
         if any((folder / f).is_file() for f in ("spiece.model", "tokenizer.json")):
             return folder, folder
-        return folder, model_folder(self.params["tokenizer"], "tokenizer")
+        return folder, local_folder(self.params["tokenizer"], "metricx tokenizer")
 
     def checkpoint_files(self) -> List[Path]:
         folder, tok = self._folders()

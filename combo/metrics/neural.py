@@ -105,6 +105,20 @@ def cached_snapshot(repo_id: str) -> Optional[Path]:
     return snaps[-1] if snaps else None
 
 
+def local_folder(model: str, what: str) -> Path:
+    """The local folder of checkpoint ``model``: the folder itself, or a Hugging Face name's newest snapshot in the
+    local cache (never downloaded); :func:`missing_checkpoint` (``what`` names the checkpoint) where neither is."""
+    p = Path(model).expanduser()
+    if p.is_dir():
+        return p
+    if is_hub_name(model):
+        snap = cached_snapshot(model)
+        if snap is not None:
+            return snap
+        raise missing_checkpoint(what, model, f"the Hugging Face cache {hub_cache()}")
+    raise missing_checkpoint(what, model, str(p))
+
+
 class NeuralMetric(Metric):
     """Base of metrics computed by a neural checkpoint from (source, hypothesis, reference) triples."""
 
@@ -161,11 +175,6 @@ class NeuralMetric(Metric):
     def pairwise_scores(self, texts, left, right, analysis=None):
         raise OptionError(f"{self.name} scores a candidate from its source, so it has no reference-against-"
                           "reference similarity: leave it out of --criterion king/orange and --scheme queen")
-
-    def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
-        stats = np.asarray(stats, dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return stats[..., 0] / stats[..., 1]
 
     def score_texts(self, hyps: Sequence[str], refs: Optional[Sequence[Sequence[str]]] = None,
                     sources: Optional[Sequence[str]] = None, progress: bool = False) -> np.ndarray:
