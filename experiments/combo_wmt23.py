@@ -9,7 +9,6 @@ The protocol is in docs/results/combo-wmt23.md (committed before the first held-
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -18,19 +17,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List
 
-import numpy as np
 
-import combo
 from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data, training_report
 from combo.evaluate import MetaEvaluator
 from combo.scoring import ScoreTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt23_transfer import CRITERIA, TITLES, entry_table, model_entry, wmt_clusters  # noqa: E402
+from wmt23_transfer import (CRITERIA, LPS, TASK_OF, TITLES, arguments, cell, entry_table, model_entry,  # noqa: E402
+                            results_head, scored_pairs, wmt_clusters)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "results" / "combo-wmt23.md"
-LPS = ("en-de", "he-en")
 INPUTS = ["mtme:XCOMET-XL", "mtme:XCOMET-XXL", "mtme:COMET", "mtme:CometKiwi", "chrf", "bleu"]
 INPUT_SETS = {"combo-wmt23": INPUTS, "combo-wmt23-llm": INPUTS + ["mtme:GEMBA-MQM"]}
 BASELINE = "mtme:XCOMET-Ensemble"
@@ -114,21 +111,12 @@ def shipped(data, name: str, inputs: List[str]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "wmt23")
-    ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--render", type=Path, default=None, metavar="JSON", help="only rewrite the page's results")
-    ap.add_argument("--bootstrap", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    args = arguments(__doc__.split("\n")[0])
     if args.render:
         write_page(json.loads(args.render.read_text(encoding="utf-8")))
         return
     started = time.time()
-    data = {}
-    for lp in LPS:
-        tb = combo.load_testbed(args.data, lp=lp)
-        data[lp] = (tb, combo.score_testbed(tb, INPUT_SETS["combo-wmt23-llm"] + [BASELINE]))
+    data = scored_pairs(args.data, INPUT_SETS["combo-wmt23-llm"] + [BASELINE])
     doc = {"sets": {}, "date": time.strftime("%Y-%m-%d"), "bootstrap": args.bootstrap, "seed": args.seed,
            "command": "python experiments/combo_wmt23.py --data ../shared/data/wmt23 --out docs/results/combo-wmt23.json"}
     for name, inputs in INPUT_SETS.items():
@@ -141,21 +129,11 @@ def main() -> None:
     write_page(doc)
 
 
-def _cell(r: dict) -> str:
-    if r["value"] is None or not np.isfinite(r["value"]):
-        return "undefined"
-    if r.get("low") is not None and np.isfinite(r["low"]):
-        return f"{r['value']:.4f} [{r['low']:.3f}, {r['high']:.3f}]"
-    return f"{r['value']:.4f}"
-
-
 def run_table(run: dict) -> List[str]:
     res, cl = run["results"], run["clusters"]
-    keys = {"r_snt": "seg_pearson", "acc_eq_item": "seg_acc_eq", "pearson": "sys_pearson",
-            "sys_accuracy": "sys_accuracy", "wmt23": "average"}
     lines = ["| entry | " + " | ".join(TITLES[c] for c in CRITERIA) + " |", "|---" * (len(CRITERIA) + 1) + "|"]
     for name in sorted(res, key=lambda n: -res[n]["wmt23"]["value"]):
-        cells = [_cell(res[name][c]) + (f" ({cl[keys[c]][name]})" if name in cl.get(keys[c], {}) else "")
+        cells = [cell(res[name][c]) + (f" ({cl[TASK_OF[c]][name]})" if name in cl.get(TASK_OF[c], {}) else "")
                  for c in CRITERIA]
         label = name
         if name == f"tuned: {run['chosen']}":
@@ -167,13 +145,7 @@ def run_table(run: dict) -> List[str]:
 
 
 def write_page(doc: dict) -> None:
-    text = PAGE.read_text(encoding="utf-8")
-    head = text.split("## Results", 1)[0]
-    out = [head + "## Results", "",
-           f"Measured by `{doc['command']}` on {doc['date']} in {doc['seconds']:.0f} s on this machine (2 cores); "
-           f"{doc['bootstrap']} bootstrap resamples of whole segments (seed {doc['seed']}) for the bracketed 95% "
-           "intervals; in parentheses the rank cluster of mt-metrics-eval's permutation tests among XCOMET-Ensemble, "
-           "XCOMET-XXL, XCOMET-XL and the chosen model (1 = best). Sorted by the average.", ""]
+    out = results_head(PAGE, doc, "XCOMET-Ensemble, XCOMET-XXL, XCOMET-XL and the chosen model (1 = best)")
     for name, s in doc["sets"].items():
         out += [f"### {name}: {', '.join(s['inputs'])}", ""]
         for run in s["runs"]:

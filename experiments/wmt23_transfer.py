@@ -143,22 +143,33 @@ def wmt_clusters(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) ->
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(description: str) -> argparse.Namespace:
+    """The options of a WMT23 study script: --data, --out, --render, --bootstrap, --seed."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "wmt23")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--render", type=Path, default=None, metavar="JSON", help="only rewrite the page's results")
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def scored_pairs(folder: Path, metrics: List[str]) -> Dict[str, tuple]:
+    """``{lp: (test bed, score table of metrics)}`` for en-de and he-en."""
+    data = {}
+    for lp in LPS:
+        tb = combo.load_testbed(folder, lp=lp)
+        data[lp] = (tb, combo.score_testbed(tb, metrics))
+    return data
+
+
+def main() -> None:
+    args = arguments(__doc__.split("\n")[0])
     if args.render:
         write_page(json.loads(args.render.read_text(encoding="utf-8")))
         return
     started = time.time()
-    data = {}
-    for lp in LPS:
-        tb = combo.load_testbed(args.data, lp=lp)
-        data[lp] = (tb, combo.score_testbed(tb, METRICS))
+    data = scored_pairs(args.data, METRICS)
     runs = []
     for train_lp, test_lp in (("en-de", "he-en"), ("he-en", "en-de")):
         runs.append(run_direction(data, train_lp, test_lp, False, args.bootstrap, args.seed))
@@ -172,7 +183,8 @@ def main() -> None:
     write_page(doc)
 
 
-def _cell(r: dict, interval: bool = True) -> str:
+def cell(r: dict, interval: bool = True) -> str:
+    """A statistic with its bracketed interval where it has one, or ``undefined``."""
     if r["value"] is None or not np.isfinite(r["value"]):
         return "undefined"
     if interval and r.get("low") is not None and np.isfinite(r["low"]):
@@ -180,31 +192,38 @@ def _cell(r: dict, interval: bool = True) -> str:
     return f"{r['value']:.4f}"
 
 
+#: The WMT23 task of each criterion, as the significance clusters name them.
+TASK_OF = {"r_snt": "seg_pearson", "acc_eq_item": "seg_acc_eq", "pearson": "sys_pearson",
+           "sys_accuracy": "sys_accuracy", "wmt23": "average"}
+
+
+def results_head(page: Path, doc: dict, clustered: str) -> List[str]:
+    """The page's text up to "## Results", and the line saying how the tables were measured; ``clustered`` names
+    the entries the rank clusters were computed among (and how to read a rank)."""
+    head = page.read_text(encoding="utf-8").split("## Results", 1)[0]
+    return [head + "## Results", "",
+            f"Measured by `{doc['command']}` on {doc['date']} in {doc['seconds']:.0f} s on this machine (2 cores); "
+            f"{doc['bootstrap']} bootstrap resamples of whole segments (seed {doc['seed']}) for the bracketed 95% "
+            f"intervals; in parentheses the rank cluster of mt-metrics-eval's permutation tests among {clustered}. "
+            "Sorted by the average.", ""]
+
+
 def run_table(run: dict) -> List[str]:
     res, clusters = run["results"], run["clusters"] or {}
-    keys = {"r_snt": "seg_pearson", "acc_eq_item": "seg_acc_eq", "pearson": "sys_pearson",
-            "sys_accuracy": "sys_accuracy", "wmt23": "average"}
     lines = ["| entry | " + " | ".join(TITLES[c] for c in CRITERIA) + " |", "|---" * (len(CRITERIA) + 1) + "|"]
     order = sorted(res, key=lambda n: -res[n]["wmt23"]["value"])
     for name in order:
         cells = []
         for c in CRITERIA:
-            cell = _cell(res[name][c])
-            rank = clusters.get(keys[c], {}).get(name)
-            cells.append(cell + (f" ({rank})" if rank is not None else ""))
+            rank = clusters.get(TASK_OF[c], {}).get(name)
+            cells.append(cell(res[name][c]) + (f" ({rank})" if rank is not None else ""))
         label = f"**{name}**" if name == DEFAULT else name
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return lines
 
 
 def write_page(doc: dict) -> None:
-    text = PAGE.read_text(encoding="utf-8")
-    head = text.split("## Results", 1)[0]
-    out = [head + "## Results", "",
-           f"Measured by `{doc['command']}` on {doc['date']} in {doc['seconds']:.0f} s on this machine (2 cores); "
-           f"{doc['bootstrap']} bootstrap resamples of whole segments (seed {doc['seed']}) for the bracketed 95% "
-           "intervals; in parentheses the rank cluster of mt-metrics-eval's permutation tests among the "
-           "clustered entries (1 = best; entries without one were not clustered). Sorted by the average.", ""]
+    out = results_head(PAGE, doc, "the clustered entries (1 = best; entries without one were not clustered)")
     for run in doc["runs"]:
         if run["include_human"]:
             continue
