@@ -16,11 +16,32 @@ from __future__ import annotations
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Sequence
+from typing import Dict, Iterator, List, Mapping, Sequence, Tuple
 
 from ..errors import OptionError
 
 _BOUND: ContextVar[Dict[str, str]] = ContextVar("combo_bound_features", default={})
+
+
+def _split(item: str, names: set) -> Tuple[str, str]:
+    """``(feature, metric spec)`` of one ``NAME=SPEC``: cut at the first ``=`` after which a registered metric's
+    name, an existing file (read as ``scores:FILE``) or a model file begins."""
+    text = item.strip()
+    for i in (k for k, c in enumerate(text) if c == "="):
+        name, spec = text[:i].strip(), text[i + 1:].strip()
+        is_metric = spec.split(":", 1)[0].strip().lower() in names
+        if not name:
+            continue
+        if is_metric:
+            return name, spec
+        if spec.lower().endswith(".json") and ":" not in spec:
+            raise OptionError(f"--feature {item!r}: a tuned model cannot be a feature of another model; bind the "
+                              "feature to a metric or to scores:FILE")
+        if Path(spec).is_file():
+            return name, f"scores:{spec}"
+    raise OptionError(f"--feature {item!r}: give NAME=SPEC, a model's feature and what it is bound to, e.g. "
+                      "--feature mtme:XCOMET-XL=scores:xcomet.tsv or "
+                      "--feature mtme:COMET=comet:model=Unbabel/wmt22-comet-da")
 
 
 def parse_bindings(items: Sequence[str]) -> Dict[str, str]:
@@ -34,22 +55,7 @@ def parse_bindings(items: Sequence[str]) -> Dict[str, str]:
     names = {n.lower() for n in list_metrics()}
     out: Dict[str, str] = {}
     for item in items:
-        text = item.strip()
-        cut = [i for i, c in enumerate(text) if c == "="]
-        for i in cut:
-            name, spec = text[:i].strip(), text[i + 1:].strip()
-            head = spec.split(":", 1)[0].strip().lower()
-            if name and (head in names or Path(spec).is_file() or spec.lower().endswith(".json") and ":" not in spec):
-                break
-        else:
-            raise OptionError(f"--feature {item!r}: give NAME=SPEC, a model's feature and what it is bound to, e.g. "
-                              "--feature mtme:XCOMET-XL=scores:xcomet.tsv or "
-                              "--feature mtme:COMET=comet:model=Unbabel/wmt22-comet-da")
-        if spec.lower().endswith(".json") and ":" not in spec:
-            raise OptionError(f"--feature {item!r}: a tuned model cannot be a feature of another model; bind the "
-                              "feature to a metric or to scores:FILE")
-        if Path(spec).is_file() and head not in names:
-            spec = f"scores:{spec}"
+        name, spec = _split(item, names)
         if name in out and out[name] != spec:
             raise OptionError(f"--feature binds {name!r} twice ({out[name]!r} and {spec!r}): give it once")
         out[name] = spec
