@@ -74,8 +74,8 @@ def run_direction(data, inputs: List[str], train_lp: str, test_lp: str, n_resamp
     source = [(train_tb, select(train_table, inputs))]
     inner = choose(source)
     chosen = max(inner, key=inner.get)
-    entries = {test_table.metrics[k]: (test_table.segment[k], test_table.system[k], bool(test_table.higher_is_better[k]))
-               for k in keep}
+    entries = {test_table.metrics[k]: (test_table.segment[k], test_table.system[k],
+                                       bool(test_table.higher_is_better[k])) for k in keep}
     models = {}
     for label, (_, options) in RECIPES.items():
         train = training_data(source, "testbed")
@@ -118,7 +118,8 @@ def main() -> None:
     started = time.time()
     data = scored_pairs(args.data, INPUT_SETS["combo-wmt23-llm"] + [BASELINE])
     doc = {"sets": {}, "date": time.strftime("%Y-%m-%d"), "bootstrap": args.bootstrap, "seed": args.seed,
-           "command": "python experiments/combo_wmt23.py --data ../shared/data/wmt23 --out docs/results/combo-wmt23.json"}
+           "command": "python experiments/combo_wmt23.py --data ../shared/data/wmt23 "
+                      "--out docs/results/combo-wmt23.json"}
     for name, inputs in INPUT_SETS.items():
         runs = [run_direction(data, inputs, a, b, args.bootstrap, args.seed) for a, b in (LPS, LPS[::-1])]
         doc["sets"][name] = {"inputs": inputs, "runs": runs, "shipped": shipped(data, name, inputs)}

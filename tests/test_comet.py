@@ -90,7 +90,8 @@ def test_segment_and_system_scores_equal_comets_predict(checkpoints, wmt23):
     assert "|sha256:" in table.signatures[0] and "|unbabel-comet:2.2" in table.signatures[0]
     samples = [{"src": s, "mt": h, "ref": r} for s, h, r in zip(src, hyps, ref)]
     half, _ = _comet_predict(checkpoints["regression"], samples, half=True, batch_size=16)
-    ours = combo.get_metric(f"comet:model={checkpoints['regression']},half=yes").score_texts(hyps, [[r] for r in ref], src)
+    halved = combo.get_metric(f"comet:model={checkpoints['regression']},half=yes")
+    ours = halved.score_texts(hyps, [[r] for r in ref], src)
     np.testing.assert_allclose(ours, half, rtol=0, atol=1e-6)  # comet-score's precision, when asked
     assert np.abs(half - expected).max() > 1e-5  # which is not predict()'s in full precision
 

@@ -49,7 +49,8 @@ def reference_scores(folder, hyps, refs, srcs=None):
             text = f"candidate: {h} source: {srcs[k]}" if srcs else f"candidate: {h} reference: {refs[k]}"
             ids = tokenizer(text, max_length=1024, truncation=True)["input_ids"]
             assert ids[-1] == tokenizer.eos_token_id
-            logits = model(input_ids=torch.tensor([ids[:-1]]), decoder_input_ids=torch.zeros((1, 1), dtype=torch.long)).logits
+            logits = model(input_ids=torch.tensor([ids[:-1]]),
+                           decoder_input_ids=torch.zeros((1, 1), dtype=torch.long)).logits
             out.append(float(torch.clamp(logits[0, 0, 250089], 0, 25)))
     return np.array(out)
 
@@ -127,7 +128,8 @@ def test_command_line(checkpoint):
     assert rows[0][-2:] == [f"metricx:model={checkpoint}", "chrf"] and len(rows) == 1 + 4 * 24
     assert all(0 <= float(r[-2]) <= 25 for r in rows[1:])
     for args, said in [(("-m", "metricx:model=/nonexistent/metricx"), "metricx checkpoint '/nonexistent/metricx'"),
-                       (("-m", "metricx:model=google/metricx-23-nothing"), "combo models fetch google/metricx-23-nothing"),
+                       (("-m", "metricx:model=google/metricx-23-nothing"),
+                        "combo models fetch google/metricx-23-nothing"),
                        (("-m", f"metricx:model={checkpoint},device=gpu"), "is not one of auto, cpu, cuda"),
                        (("-m", f"metricx:model={checkpoint},batch_size=0"), "batch_size")]:
         res = _run("score", "--testbed", "example", *args)

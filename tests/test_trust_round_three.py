@@ -125,3 +125,11 @@ def test_the_official_average_refuses_pairs_without_absolute_scores(data):
         evaluators[lp] = MetaEvaluator(tb, combo.score_testbed(tb, ["bleu"]))
     with pytest.raises(combo.InputError, match="has no absolute segment scores"):
         wmt23_official_average(evaluators, [])
+
+
+def test_a_mistyped_shipped_model_name_is_offered_the_right_one(tmp_path):
+    (tmp_path / "h.txt").write_text("the cat\n")
+    res = _run("apply", "--model", "combo-wmt32", "--hyps", tmp_path / "h.txt", "--refs", tmp_path / "h.txt")
+    assert res.exit_code == 2 and res.output.count("\n") == 1 and "did you mean combo-wmt23" in res.output
+    res = _run("score", "--testbed", "example", "-m", "combo-wmt32", "-q")
+    assert res.exit_code == 2 and "did you mean combo-wmt23" in res.output

@@ -109,7 +109,8 @@ class Comet(NeuralMetric):
         ckpt = checkpoint_path(self.params["model"])
         hparams = ckpt.parents[1] / "hparams.yaml"
         if not hparams.is_file():
-            raise missing_checkpoint("comet checkpoint", self.params["model"], f"{hparams} (COMET reads the class from it)")
+            raise missing_checkpoint("comet checkpoint", self.params["model"],
+                                     f"{hparams} (COMET reads the class from it)")
         return [ckpt, hparams]
 
     def inputs(self) -> Tuple[str, ...]:

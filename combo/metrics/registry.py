@@ -81,7 +81,7 @@ def metric_class(name: str) -> Type[Metric]:
     if cls is None:
         from ..options import did_you_mean
 
-        hint = did_you_mean(name, list_metrics())
+        hint = did_you_mean(name, list_metrics() + shipped_models())  # -m takes a shipped model's name too
         raise OptionError(f"unknown metric {name!r}; " + (f"{hint} " if hint else "")
                           + "`combo metrics` lists them all")
     return cls

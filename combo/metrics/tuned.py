@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -381,11 +382,18 @@ def load_model(path, features: Optional[Dict[str, str]] = None) -> TunedMetric:
     from .binding import current_bindings
     from .registry import shipped_model
 
-    path = shipped_model(str(path)) or path
     from ..io.text import read_bytes
-    from .registry import get_metric, is_model_file
+    from .registry import get_metric, is_model_file, shipped_models
 
+    path = shipped_model(str(path)) or path
     p = str(path)
+    if not os.path.exists(p) and not p.lower().endswith(".json"):  # a name: a shipped model's, mistyped
+        from ..options import did_you_mean
+
+        shipped = ", ".join(shipped_models())
+        raise InputError("no such model file, and no shipped model of that name", p,
+                         fix=did_you_mean(p, shipped_models())
+                         or f"give a model file written by `combo train`, or a shipped model: {shipped}")
     data = read_bytes(p)
     try:
         text = data.decode("utf-8-sig")
