@@ -178,7 +178,10 @@ def test_the_shipped_model_scores_files_with_its_features_computed_here(checkpoi
                 columns.append(_comet_predict(checkpoints[kind], samples)[0])
             else:
                 columns.append({"chrf": chrf, "bleu": bleu}[spec].segment_scores(hyps, [[r] for r in ref]))
-        want = model.model.raw_scores(np.vstack(columns))
+        fitted = model.model  # the file's own numbers, in the model's formula: w . (x - lo) / (hi - lo) + b
+        assert fitted.higher_is_better.all()  # every input is higher-is-better: no flip
+        x = (np.vstack(columns) - fitted.lo[:, None]) / (fitted.hi - fitted.lo)[:, None]
+        want = fitted.weights @ x + fitted.bias
         got = [r["score"] for r in doc["scores"] if r["system"] == name]
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-4)  # COMET to 1e-6, times the weights
     (pair,) = doc["significance"]
