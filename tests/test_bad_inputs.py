@@ -9,7 +9,7 @@ A case file holds one command and the message it must give (see docs/trust.md)::
     append NAME * N: CONTENT      (optional: CONTENT appended N times, for huge inputs)
     error: option lowercase='maybe' is not true or false
 
-``{tmp}`` is the case's own folder, ``{data}`` the shared data folder and
+``{tmp}`` (in ``run``, files and the error) is the case's own folder, ``{data}`` the shared data folder and
 ``{model}`` the bundled fixture model. The command must exit with code 2,
 print exactly one line on stderr starting ``combo: error:`` that contains the
 expected text, print nothing on stdout, and write no ``--out`` file.
@@ -87,7 +87,7 @@ def test_bad_input_gives_one_line_and_exit_2(path, tmp_path, data, monkeypatch):
     assert result.stdout == ""
     assert "\n" not in stderr and stderr.startswith("combo: error: "), stderr
     assert "Traceback" not in stderr
-    assert case["error"] in stderr, stderr
+    assert _fill(case["error"], tmp_path, data) in stderr, stderr
     if "--out" in args:
         out = Path(args[args.index("--out") + 1])
         assert not out.is_file() or out.name in before

@@ -133,3 +133,23 @@ def test_a_mistyped_shipped_model_name_is_offered_the_right_one(tmp_path):
     assert res.exit_code == 2 and res.output.count("\n") == 1 and "did you mean combo-wmt23" in res.output
     res = _run("score", "--testbed", "example", "-m", "combo-wmt32", "-q")
     assert res.exit_code == 2 and "did you mean combo-wmt23" in res.output
+
+
+def test_the_crlf_fix_works_as_printed_from_another_folder(tmp_path, monkeypatch):
+    """The fix names the file as given (a folder, a space), quoted for the shell, and its output beside it."""
+    import shutil
+    import subprocess
+
+    from combo.errors import InputError
+    from combo.io.text import read_lines
+
+    if not shutil.which("sed"):
+        pytest.skip("no sed here")
+    folder = tmp_path / "my data"
+    folder.mkdir()
+    (folder / "h.txt").write_bytes(b"a\r\nb\r\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:
+        read_lines("my data/h.txt")
+    subprocess.run(err.value.fix.split("e.g. ")[1], shell=True, check=True)
+    assert read_lines(folder / "h.lf.txt") == ["a", "b"] and (folder / "h.txt").read_bytes() == b"a\r\nb\r\n"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -68,7 +69,7 @@ def read_lines(path: PathLike, *, allow_empty: bool = False, strip_bom: bool = T
         if allow_empty:
             return []
         raise InputError("file is empty", path, 1, fix="give a file with one item per line")
-    problems = text_problems(data, Path(path).name)
+    problems = text_problems(data, str(path))
     if problems:
         line = min(p[1] for p in problems)
         message = "; also ".join(p[0] for p in problems) if len(problems) > 1 else problems[0][0]
@@ -111,6 +112,12 @@ def _unmarked_wide_encoding(data: bytes) -> Optional[str]:
     return None
 
 
+def _beside(name: str, tag: str) -> str:
+    """The shell word of a file beside ``name`` for a fix's output: ``dir/h.txt`` -> ``dir/h.utf8.txt``."""
+    p = Path(name)
+    return shlex.quote(str(p.with_name(f"{p.stem}.{tag}{p.suffix}")))
+
+
 def text_problems(data: bytes, name: str = "FILE") -> List[Tuple[str, int, str]]:
     """What keeps ``data`` from being UTF-8 text with LF line endings: ``(problem, line, fix)``, each kind once,
     the encoding first (a UTF-16 file saved by Notepad is named as such, not by its carriage returns); ``name``
@@ -123,17 +130,17 @@ def text_problems(data: bytes, name: str = "FILE") -> List[Tuple[str, int, str]]
         except (UnicodeDecodeError, LookupError):
             decoded = b""
         crlf = " with CRLF (Windows) line endings" if b"\r\n" in decoded else ""
-        out = f"{Path(name).stem}.utf8{Path(name).suffix}"
+        out = _beside(name, "utf8")
         return [(f"the file is {described} text{crlf}, not UTF-8", 1,
                  f"save it as UTF-8{' with LF line endings' if crlf else ''}, e.g. iconv -f {codec} -t UTF-8 "
-                 f"{name}{' | ' + _CR_TO_LF if crlf else ''} > {out}")]
+                 f"{shlex.quote(name)}{' | ' + _CR_TO_LF if crlf else ''} > {out}")]
     problems: List[Tuple[str, int, str]] = []
     pos = data.find(b"\r")
     if pos >= 0:
         if data[pos + 1:pos + 2] == b"\n":
             problems.append(("CRLF (Windows) line endings", _line_of(data, pos),
-                             f"convert the file to LF line endings, e.g. {_CR_TO_LF} {name} > "
-                             f"{Path(name).stem}.lf{Path(name).suffix}"))
+                             f"convert the file to LF line endings, e.g. {_CR_TO_LF} {shlex.quote(name)} > "
+                             f"{_beside(name, 'lf')}"))
         else:
             problems.append(("carriage return (\\r) inside a line", _line_of(data, pos),
                              "remove carriage returns or convert the file to LF line endings"))
@@ -153,7 +160,7 @@ def text_problems(data: bytes, name: str = "FILE") -> List[Tuple[str, int, str]]
             pass
         problems.append((f"invalid UTF-8 (byte 0x{bad}){guess}", _line_of(data, exc.start),
                          "re-encode the file as UTF-8"
-                         + (f", e.g. iconv -f CP1252 -t UTF-8 {name} > {Path(name).stem}.utf8{Path(name).suffix}"
+                         + (f", e.g. iconv -f CP1252 -t UTF-8 {shlex.quote(name)} > {_beside(name, 'utf8')}"
                             if guess else "")))
     return problems
 
