@@ -278,8 +278,18 @@ def test_default_method_follows_the_judgments(tmp_path):
     assert doc["method"] == "direct" and doc["training"]["judgments"] == "scores"
     assert doc["training"]["min_diff_rule"].startswith("adequacy: 25% of the observed range")
     model = json.loads(out.read_text())
-    assert model["output"] == "linear" and model["training"]["estimator"]["objective"] == "wmt23"
-    assert model["training"]["estimator"]["calibration"]["to"] == "the training judgments (least squares)"
+    assert model["output"] == "human" and model["training"]["estimator"]["objective"] == "wmt23"
+    assert model["training"]["estimator"]["calibration"]["to"].startswith("the training judgments (least squares)")
+    # the scale clipped to: the range of the candidates' adequacy (the mean of the raters), read from the file
+    ratings = {}
+    for line in Path(example_path()).read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["type"] == "score" and record["aspect"] == "adequacy":
+            ratings.setdefault((record["system"], record["segment"]), []).append(record["value"])
+    means = [np.mean(v) for v in ratings.values()]
+    assert model["scale"] == [min(means), max(means)]
+    scores = combo.score_testbed(combo.load_testbed("example"), [str(out)]).segment[0]
+    assert np.nanmin(scores) >= min(means) and np.nanmax(scores) <= max(means)
 
 
 # -- WMT23 MQM, en-de and he-en ---------------------------------------------------------------------------
@@ -304,7 +314,7 @@ def wmt23(data, tmp_path_factory):
     return report, {name: work / f"{name}.json" for name in ("default", "sigmoid")}, work / "cache"
 
 
-def test_wmt23_train_reports_the_wmt23_statistics_per_pair(wmt23):
+def test_wmt23_train_reports_the_wmt23_statistics_per_pair(data, wmt23):
     report, models, _ = wmt23
     assert report["method"] == "direct"
     cv = report["cross_validation"]
@@ -313,14 +323,51 @@ def test_wmt23_train_reports_the_wmt23_statistics_per_pair(wmt23):
         assert set(cv[row]["testbeds"]) == {"wmt23.en-de", "wmt23.he-en"}
         for stats in cv[row]["testbeds"].values():
             assert set(stats) == STATISTICS and all(np.isfinite(v) for v in stats.values())
-            assert 0.5 < stats["average"] <= 1.0
+    # a single metric's statistics against scipy on the release's files, read here
+    assert cv["best_single"]["metric"] == "mtme:XCOMET-Ensemble"
+    for lp, ref in (("en-de", "refA"), ("he-en", "refB")):
+        got = cv["single"]["mtme:MetricX-23"]["testbeds"][f"wmt23.{lp}"]
+        seg, sys_ = _release_pearsons(data / "wmt23", lp, f"MetricX-23-{ref}")
+        assert (got["seg_pearson"], got["sys_pearson"]) == pytest.approx((seg, sys_), abs=1e-12)  # the
+        # release stores MetricX's scores negated: higher is better there
+        got = cv["best_single"]["testbeds"][f"wmt23.{lp}"]
+        assert (got["seg_pearson"], got["sys_pearson"]) == pytest.approx(
+            _release_pearsons(data / "wmt23", lp, f"XCOMET-Ensemble-{ref}"), abs=1e-12)
     for described in report["training"]:  # MQM: every score difference is a pair
         assert described["min_diff"] == 0.0 and described["min_diff_rule"].startswith("mqm")
     doc = json.loads(models["default"].read_text())
-    assert doc["output"] == "linear" and doc["method"] == "direct"
+    assert doc["output"] == "human" and doc["method"] == "direct"
+    mqm = [float(v) for lp in ("en-de", "he-en")
+           for name, v in _columns(data / "wmt23" / "human-scores" / f"{lp}.mqm.seg.score") if v != "None"
+           and name != "refA"]
+    assert doc["scale"] == [min(mqm), max(mqm)] == [-138.0, 0.0]
     est = doc["training"]["estimator"]
     assert est["objective"] == "wmt23" and est["objective_value"] >= est["uniform_value"]
     assert est["calibration"]["scale"] > 0
+
+
+def _columns(path):
+    return [tuple(line.split("\t")) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+
+
+def _release_pearsons(folder, lp, metric):
+    """Segment Pearson without grouping and system Pearson of a release metric's scores against MQM, read from
+    mt-metrics-eval's files: the human translation refA left out, unrated segments left out, a system's MQM
+    the mean of its rated segments."""
+    def per_system(path):  # each system's scores in segment order
+        out = {}
+        for name, v in _columns(path):
+            out.setdefault(name, []).append(v)
+        return out
+
+    human = per_system(folder / "human-scores" / f"{lp}.mqm.seg.score")
+    scores = per_system(folder / "metric-scores" / lp / f"{metric}.seg.score")  # some systems unrated by MQM
+    systems = sorted(name for name in human if name != "refA")
+    rated = [(float(h), float(m)) for name in systems for h, m in zip(human[name], scores[name]) if h != "None"]
+    by_system = {name: [float(h) for h in human[name] if h != "None"] for name in systems}
+    own = dict((name, float(v)) for name, v in _columns(folder / "metric-scores" / lp / f"{metric}.sys.score"))
+    return (pearsonr(*zip(*rated))[0],
+            pearsonr([np.mean(by_system[s]) for s in systems], [own[s] for s in systems])[0])
 
 
 def test_wmt23_system_scores_are_the_mean_of_segment_scores(data, wmt23):
@@ -337,14 +384,23 @@ def test_wmt23_system_scores_are_the_mean_of_segment_scores(data, wmt23):
     scale, offset = calibration["scale"], calibration["offset"]
     assert scale > 0 and np.allclose(human["weights"], scale * np.asarray(sig["weights"]), rtol=1e-9)
     assert human["bias"] == pytest.approx(offset)
-    raw = (default - offset) / scale  # the linear model's raw score w . x of each candidate
+    # the raw score w . x of each candidate by the sigmoid model's formula, from its file's numbers
+    specs = [m["spec"] for m in sig["metrics"]]
+    parts = combo.score_testbed(tb, specs, cache_dir=cache).segment
+    lo, hi = (np.asarray(sig["normalisation"][k])[:, None] for k in ("lo", "hi"))
+    x = (parts - lo) / (hi - lo)
+    x = np.where(np.array([m["higher_is_better"] for m in sig["metrics"]])[:, None], x, 1 - x)
+    raw = np.asarray(sig["weights"]) @ x
     both = np.isfinite(raw)
     assert np.array_equal(both, np.isfinite(sigmoid)) and both.mean() > 0.9
     assert np.allclose(sigmoid[both], expit(raw[both]), rtol=0, atol=1e-12)
+    # the default (human) output: the calibrated line clipped to the training judgments' range, MQM's [-138, 0]
+    low, high = human["scale"]
+    assert np.allclose(default[both], np.clip(offset + scale * raw[both], low, high), rtol=0, atol=1e-9)
+    assert (offset + scale * raw[both] > high).sum() > 100 and np.nanmax(default) == high == 0.0
     for s in range(len(table.systems)):  # the system score is the mean raw score, not the mean sigmoid
         rows = (table.row_system == s) & both
         assert table.system[1, s] == pytest.approx(raw[rows].mean(), rel=1e-9, abs=1e-12)
-        assert table.system[1, s] == pytest.approx((table.system[0, s] - offset) / scale, rel=1e-9, abs=1e-12)
 
 
 # -- model files written before the output field ----------------------------------------------------------
@@ -360,3 +416,61 @@ def test_model_file_without_output_loads_as_sigmoid(path):
     assert np.allclose(metric.segment_scores(hyps, refs), expit(raw), rtol=0, atol=1e-15)
     assert metric.corpus_score(hyps, refs) == pytest.approx(raw.mean())
     assert json.loads(metric.model.to_json())["output"] == "sigmoid"  # written out, it says so
+
+
+# -- what three mutations of training got past the suite ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def example_scores():
+    from combo.combine.learn import training_data
+
+    tb = combo.load_testbed("example")
+    table = combo.score_testbed(tb, ["bleu", "chrf", "ter"])
+    return tb, table, training_data([(tb, table)], "testbed", judgments="scores")
+
+
+def test_direct_searches_the_objective_it_is_given(example_scores):
+    """A direct search that always maximised wmt23 passed every test. With --objective seg_pearson the recorded
+    value is scipy's Pearson of the model's own scores with the adequacy scores, and it beats the Pearson of the
+    weights searched for wmt23."""
+    from combo.combine.learn import TrainOptions, fit_model
+
+    _, _, data = example_scores
+    judged = np.isfinite(data.targets)
+    pearson = {}
+    for objective in ("seg_pearson", "wmt23"):
+        model = fit_model(data, TrainOptions(method="direct", objective=objective, output="linear"))
+        scores = model.weights @ model.features(data.scores) + model.bias
+        pearson[objective] = pearsonr(scores[judged], data.targets[judged])[0]
+        assert model.training["estimator"]["objective"] == objective
+        if objective == "seg_pearson":
+            assert model.training["estimator"]["objective_value"] == pytest.approx(pearson[objective], abs=1e-12)
+    assert pearson["seg_pearson"] > pearson["wmt23"]
+
+
+def test_pairwise_lr_on_absolute_scores_outputs_the_human_scale(example_scores, tmp_path):
+    """--output auto gave pairwise-lr on absolute judgments the linear output and every test passed."""
+    out = tmp_path / "m.json"
+    res = _run("train", "--testbed", "example", "-q", "-m", "bleu", "-m", "chrf", "--folds", "0", "--judgments",
+               "scores", "--method", "pairwise-lr", "--out", out)
+    assert res.exit_code == 0, res.output
+    model = json.loads(out.read_text())
+    assert model["output"] == "human" and model["training"]["estimator"]["calibration"]["scale"] > 0
+    _, _, data = example_scores
+    assert model["scale"] == [np.nanmin(data.targets), np.nanmax(data.targets)]
+
+
+def test_the_cross_validated_table_orients_a_lower_is_better_metric(example_scores):
+    """The table's single-metric rows read TER's own system scores negated (lower is better); left as they are,
+    every test passed. Against scipy on TER's corpus scores and each system's mean adequacy."""
+    from combo.combine.learn import TrainOptions, fit_and_cross_validate, training_report
+
+    tb, table, data = example_scores
+    options = TrainOptions(method="direct")
+    _, cv = fit_and_cross_validate(data, options, folds=3)
+    report = training_report(data, cv, "direct", [table.system])
+    got = report["single"]["ter"]["testbeds"][tb.name]["sys_pearson"]
+    human = [np.nanmean(data.targets[data.system == data.system_offset[0] + s]) for s in range(len(table.systems))]
+    ter = table.system[table.metrics.index("ter")]
+    assert got == pytest.approx(pearsonr(np.negative(ter), human)[0], abs=1e-12)
+    assert got > 0  # TER agrees with adequacy once lower is read as better

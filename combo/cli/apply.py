@@ -71,6 +71,9 @@ def apply_cmd(ctx, model_path, hyps, refs, src, level, fmt, out, quiet):
                           "scores": records, "significance": compared, "output": metric.model.output,
                           "note": ("segment: sigmoid(w.x + b) (DiscoTK's output); system: mean of w.x + b over "
                                    "segments" if metric.model.output == "sigmoid" else
+                                   "segment: w.x + b clipped to the training judgments' range "
+                                   f"{list(metric.model.scale)}; system: the mean of the segment scores (one scale)"
+                                   if metric.model.output == "human" else
                                    "segment: w.x + b; system: the mean of the segment scores (one scale)")})
     else:
         text = table_text(records, "tsv")

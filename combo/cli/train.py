@@ -32,9 +32,10 @@ from .output import check_outputs, format_value, json_text
               help="What --method direct maximises on the training judgments: " + "; ".join(
                   f"{k}: {v}" for k, v in OBJECTIVES.items()) + ".")
 @click.option("--output", type=Choice(OUTPUT_CHOICES), default="auto", show_default=True,
-              help="Segment score: human (linear, fitted to the training judgments' scale), linear (w.x + b), or "
-                   "sigmoid (DiscoTK's, saturates). auto: human on absolute judgments, linear on rankings. The "
-                   "system score is the mean of w.x + b.")
+              help="Segment score: human (w.x + b fitted to the training judgments' scale, clipped to their "
+                   "range), linear (w.x + b), or sigmoid (DiscoTK's, saturates). auto: human on absolute "
+                   "judgments, linear on rankings. The system score is the mean of the segment scores (of "
+                   "w.x + b for sigmoid).")
 @click.option("--regressor", type=Choice(REGRESSORS), default="ridge", show_default=True,
               help="Learner of --method regression.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write (JSON).")
@@ -169,8 +170,9 @@ def _text(model, cv, report, data, testbeds, out: str, metric_set, set_notes: Li
                      f"data (uniform weights, ULC: {est['uniform_value']:.4f}); {est['selected']} of "
                      f"{len(model.specs)} metrics kept; {est['evaluations']} evaluations")
     if "calibration" in est:
-        lines.append(f"output: linear, fitted to the training judgments' scale ({data.sources[0].get('targets')}"
-                     f"; segment and system scores on that scale)")
+        lo, hi = model.scale
+        lines.append(f"output: human, fitted to the training judgments' scale ({data.sources[0].get('targets')}"
+                     f"; segment and system scores on that scale, clipped to its range [{lo:g}, {hi:g}])")
     if metric_set:
         lines.append(f"features: {metric_set}, {len(model.specs)} metrics" + (" (the default)" if not given else ""))
     lines += [f"note: {n}" for n in set_notes]

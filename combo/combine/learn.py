@@ -673,10 +673,10 @@ class TrainOptions:
 
     ``method="auto"`` is ``direct`` (weights searched for ``objective``,
     :mod:`combo.combine.objective`) on absolute judgments and ``pairwise-lr``
-    on relative rankings. ``output``: ``"auto"`` fits a linear output to the
-    training judgments' scale for ``direct`` and ``pairwise-lr`` on absolute
-    judgments (``"human"``) and keeps ``w . x`` otherwise (``"linear"``);
-    ``"sigmoid"`` is DiscoTK's.
+    on relative rankings. ``output``: ``"auto"`` is ``"human"`` for ``direct``
+    and ``pairwise-lr`` on absolute judgments (fitted to the training
+    judgments' scale and clipped to their range) and ``"linear"`` (``w . x``)
+    otherwise; ``"sigmoid"`` is DiscoTK's.
     """
 
     method: str = "pairwise-lr"
@@ -782,6 +782,7 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
     else:
         est = UniformCombiner().fit(X[train])
     coef, intercept = np.asarray(est.coef_, dtype=np.float64), float(est.intercept_)
+    scale = None
     if options.output == "human":
         judged = train & np.isfinite(data.targets)
         if judged.sum() < 2:
@@ -791,8 +792,9 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
                               "scores)")
         a, c = calibrate(X[judged] @ coef + intercept, data.targets[judged])
         coef, intercept = a * coef, a * intercept + c
+        scale = (float(data.targets[judged].min()), float(data.targets[judged].max()))
         chosen["calibration"] = {"scale": a, "offset": c, "rows": int(judged.sum()),
-                                 "to": "the training judgments (least squares)"}
+                                 "to": "the training judgments (least squares), clipped to their range"}
     training = {
         "testbeds": data.sources,
         "rows": int(train.sum()),
@@ -805,7 +807,7 @@ def fit_model(data: TrainingData, options: Optional[TrainOptions] = None, rows: 
     }
     return TunedModel(entries, lo, hi, coef, intercept, options.model_method, options.name,
                       data.per, {g: {"lo": r[0].tolist(), "hi": r[1].tolist()} for g, r in per_group.items()},
-                      training, output="sigmoid" if options.output == "sigmoid" else "linear")
+                      training, output=options.output, scale=scale)
 
 
 def judged_blocks(data: TrainingData, rows: np.ndarray) -> Tuple[List[JudgedBlock], np.ndarray, List[int]]:
@@ -883,7 +885,8 @@ def train_model(sources: Sequence[Tuple[Testbed, ScoreTable]], options: Optional
 
 @dataclass
 class CrossValidation:
-    """Out-of-fold interpolated scores of every row (folds grouped by segment or test bed) and each fold's model."""
+    """Out-of-fold interpolated scores of every row (folds grouped by segment or test bed; clipped to the human
+    scale for output "human", :meth:`TunedModel.bounded`) and each fold's model."""
 
     raw: np.ndarray
     fold: np.ndarray
@@ -931,7 +934,7 @@ def cross_validate(data: TrainingData, options: Optional[TrainOptions] = None, f
         mask = np.zeros(data.n_rows, dtype=bool)
         mask[train_rows] = True
         model = fit_model(data, options, mask, entries)
-        raw[test_rows] = model.raw_scores(data.scores[:, test_rows])
+        raw[test_rows] = model.bounded(model.raw_scores(data.scores[:, test_rows]))
         fold[test_rows] = k
         models.append(model)
     return CrossValidation(raw, fold, models, by)

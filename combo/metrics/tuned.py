@@ -8,12 +8,15 @@ A model is a linear combination of metric segment scores, each min-max
 normalised with ranges stored in the file (lower-is-better metrics flipped):
 
     raw(a) = bias + sum_m weights[m] * norm_m(x_m(a))
-    output "linear":  segment score = raw(a);           system score = mean of the segment scores
-    output "sigmoid": segment score = sigmoid(raw(a));  system score = mean of raw over the system's segments
+    output "linear":  segment score = raw(a);                 system score = mean of the segment scores
+    output "human":   segment score = clip(raw(a), lo, hi);  system score = mean of the segment scores
+    output "sigmoid": segment score = sigmoid(raw(a));        system score = mean of raw over the system's segments
 
-"linear" (the default) keeps segment and system scores on one scale; a model
-trained on absolute judgments has its weights and bias fitted to the training
-judgments' scale (MQM points, say). "sigmoid" is DiscoTK's form (Guzmán et
+"linear" keeps segment and system scores on one scale. "human" is what a
+model trained on absolute judgments gives: its weights and bias are fitted to
+the training judgments' scale (MQM points, say) by least squares, and its
+scores are clipped to the range of those judgments (``scale``: MQM cannot be
+above 0), so that they read as human scores do. "sigmoid" is DiscoTK's form (Guzmán et
 al. 2014, "Using Discourse Structure Improves Machine Translation
 Evaluation", §4; Joty et al. 2014, WMT14), which saturates; model files
 written before the field existed have it. At scoring time every feature is
@@ -62,7 +65,7 @@ CV_BY = ("segment", "testbed")
 #: The ``method`` recorded in a model file: a training method, the regressor spelled out.
 METHODS = ("pairwise-lr", "direct") + tuple(f"regression-{r}" for r in REGRESSORS) + ("ulc",)
 #: How a model turns its interpolated score into a segment score (see the module doc).
-OUTPUTS = ("linear", "sigmoid")
+OUTPUTS = ("linear", "human", "sigmoid")
 #: What a direct weight search (``combo train --method direct --objective``) can maximise, with what each
 #: means (:mod:`combo.combine.objective`).
 OBJECTIVES = {
@@ -72,14 +75,14 @@ OBJECTIVES = {
     "seg_pearson": "segment Pearson without grouping, the mean over training pairs",
     "seg_kendall": "segment Kendall tau-b without grouping, the mean over training pairs (MetaMetrics-MT's)",
 }
-#: What ``combo train --output`` takes: a model output, or "human" (linear, fitted to the training judgments'
-#: scale), or "auto" (human on absolute judgments, linear on rankings).
+#: What ``combo train --output`` takes: a model output, or "auto" (human on absolute judgments, linear on
+#: rankings).
 OUTPUT_CHOICES = ("auto", "human", "linear", "sigmoid")
 
 _TOP_KEYS = ("format", "format_version", "combo_version", "name", "method", "metrics", "normalisation",
-             "weights", "bias", "training", "output", "native")
+             "weights", "bias", "training", "output", "native", "scale")
 #: Fields a file written by an earlier combo may lack, with the value it meant.
-_OPTIONAL_KEYS = {"output": "sigmoid", "native": {}}
+_OPTIONAL_KEYS = {"output": "sigmoid", "native": {}, "scale": None}
 _METRIC_KEYS = ("spec", "name", "options", "signature", "higher_is_better")
 _NORM_KEYS = ("per", "lo", "hi", "groups")
 _RANGE_KEYS = ("lo", "hi")
@@ -120,10 +123,12 @@ class TunedModel:
     training: Dict[str, Any] = field(default_factory=dict)
     combo_version: str = ""
     format_version: int = FORMAT_VERSION
-    output: str = "linear"  # OUTPUTS: the segment score is raw, or its sigmoid (DiscoTK)
+    output: str = "linear"  # OUTPUTS: the segment score is raw, clipped to ``scale`` (human), or its sigmoid
     #: a release feature (``mtme:NAME``) -> {"metric": the spec combo computes it with, "evidence": why that
     #: public checkpoint made the release's scores}: used where the test bed is no release and nothing is bound
     native: Dict[str, Dict[str, str]] = field(default_factory=dict)
+    #: output "human": the range of the training judgments, ``(lo, hi)``, that scores are clipped to
+    scale: Optional[Tuple[float, float]] = None
 
     def __post_init__(self) -> None:
         if not self.combo_version:
@@ -151,6 +156,11 @@ class TunedModel:
         """The interpolated score ``w . x + b`` of each row of metric segment scores (metrics, rows)."""
         return self.weights @ self.features(scores) + self.bias
 
+    def bounded(self, raw: np.ndarray) -> np.ndarray:
+        """Interpolated scores as the model's system scores average them: clipped to ``scale`` for output
+        "human", else themselves (see the module doc)."""
+        return np.clip(raw, *self.scale) if self.output == "human" else raw
+
     def to_dict(self) -> Dict[str, Any]:
         return {
             "format": FORMAT,
@@ -165,6 +175,7 @@ class TunedModel:
             "weights": self.weights.tolist(),
             "bias": self.bias,
             "output": self.output,
+            **({"scale": list(self.scale)} if self.scale is not None else {}),
             "training": self.training,
             **({"native": self.native} if self.native else {}),
         }
@@ -179,6 +190,8 @@ class TunedModel:
         core = {k: d[k] for k in ("format_version", "method", "weights", "bias")}
         if self.output != "sigmoid":  # the digest of a file written before outputs existed stays the same
             core["output"] = self.output
+        if self.scale is not None:
+            core["scale"] = list(self.scale)
         core["metrics"] = [{"name": m.name, "options": m.options, "higher_is_better": m.higher_is_better}
                            for m in self.metrics]
         core["ranges"] = [d["normalisation"]["lo"], d["normalisation"]["hi"]]
@@ -300,7 +313,7 @@ class TunedMetric(Metric):
         for k, (metric, an) in enumerate(zip(self.components, analysis)):
             stats = metric.statistics(an, hyp_ids, ref_ptr, ref_ids, ref_weights)
             scores[k] = np.asarray(metric.score(stats, segment_level=True), dtype=np.float64).reshape(n)
-        return np.column_stack([self.model.raw_scores(scores), np.ones(n)])
+        return np.column_stack([self.model.bounded(self.model.raw_scores(scores)), np.ones(n)])
 
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
         stats = np.asarray(stats, dtype=np.float64)
@@ -308,8 +321,9 @@ class TunedMetric(Metric):
         return self.segment_output(mean_raw) if segment_level else mean_raw
 
     def segment_output(self, raw: np.ndarray) -> np.ndarray:
-        """The segment score of interpolated scores ``raw``: themselves, or their sigmoid (DiscoTK's output)."""
-        return _logistic(raw) if self.model.output == "sigmoid" else raw
+        """The segment score of interpolated scores ``raw``: themselves, clipped to the human scale, or their
+        sigmoid (DiscoTK's output)."""
+        return _logistic(raw) if self.model.output == "sigmoid" else self.model.bounded(raw)
 
     def candidate_scores(self, cands) -> Tuple[np.ndarray, np.ndarray, str]:
         """Scores of a test bed's candidates when some components are read per candidate (``mtme:``, ``scores:``).
@@ -327,7 +341,7 @@ class TunedMetric(Metric):
             scores[k] = seg
             if c.locality == "candidate":
                 inputs.append(signature)
-        raw = self.model.raw_scores(scores)
+        raw = self.model.bounded(self.model.raw_scores(scores))
         sysv = np.full(len(cands.systems), np.nan)
         for s in range(len(cands.systems)):
             vals = raw[(cands.row_system == s) & np.isfinite(raw)]
@@ -562,6 +576,7 @@ class _Validator:
         output = self.string(doc["output"], "output")
         if output not in OUTPUTS:
             self.fail(f"unknown output {output!r}; known: {list(OUTPUTS)}")
+        scale = self.scale(doc["scale"], output)
         if not isinstance(doc["metrics"], list) or not doc["metrics"]:
             self.fail("metrics must be a non-empty list")
         entries = []
@@ -596,7 +611,19 @@ class _Validator:
         if not isinstance(doc["training"], dict):
             self.fail("training must be an object (the description of the training data)")
         return TunedModel(entries, lo, hi, weights, float(doc["bias"]), method, name, per, groups,
-                          doc["training"], combo_version, version, output, self.native(doc["native"], entries))
+                          doc["training"], combo_version, version, output, self.native(doc["native"], entries),
+                          scale)
+
+    def scale(self, scale: Any, output: str) -> Optional[Tuple[float, float]]:
+        if output != "human":
+            if scale is not None:
+                self.fail(f"scale is given, but output {output!r} is not clipped to one", fix='remove "scale"')
+            return None
+        if not (isinstance(scale, list) and len(scale) == 2 and all(_is_number(v) for v in scale)
+                and scale[0] <= scale[1]):
+            self.fail('output "human" needs "scale": [lo, hi], two finite numbers with lo <= hi (the range of '
+                      'the training judgments)')
+        return float(scale[0]), float(scale[1])
 
     def native(self, native: Any, entries: List[MetricEntry]) -> Dict[str, Dict[str, str]]:
         if not isinstance(native, dict):
