@@ -39,7 +39,7 @@ RECIPES = {
     "direct, acc_eq": ("--method direct --objective acc_eq", TrainOptions(method="direct", objective="acc_eq")),
     "direct, seg_kendall": ("--method direct --objective seg_kendall",
                             TrainOptions(method="direct", objective="seg_kendall")),
-    "pairwise-lr, linear": ("--method pairwise-lr", TrainOptions(method="pairwise-lr")),
+    "pairwise-lr, human": ("--method pairwise-lr", TrainOptions(method="pairwise-lr")),
 }
 INNER_FOLDS = 5
 

@@ -37,7 +37,7 @@ METRICS = ["mtme:XCOMET-Ensemble", "mtme:XCOMET-XL", "mtme:XCOMET-XXL", "mtme:Me
 MODELS = {
     "tuned: old default (pairwise-lr, 25% range, sigmoid)": (TrainOptions(method="pairwise-lr", output="sigmoid"),
                                                              "darr"),
-    "tuned: pairwise-lr, every pair, linear": (TrainOptions(method="pairwise-lr"), None),
+    "tuned: pairwise-lr, every pair, human output": (TrainOptions(method="pairwise-lr"), None),
     "tuned: direct wmt23 (the default)": (TrainOptions(method="auto"), None),
     "tuned: direct acc_eq": (TrainOptions(method="direct", objective="acc_eq"), None),
     "tuned: direct seg_pearson": (TrainOptions(method="direct", objective="seg_pearson"), None),
@@ -62,12 +62,14 @@ def entry_table(test_table: ScoreTable, entries: Dict[str, tuple]) -> ScoreTable
 
 
 def model_entry(model, table: ScoreTable, normalise_on_test: bool = False) -> tuple:
-    """A tuned model's segment and system scores on ``table`` (system: the mean of w.x + b over the system's rows)."""
+    """A tuned model's segment and system scores on ``table`` (system: the mean of the bounded w.x + b over the
+    system's rows; output "human" clips it to the training judgments' range, as the model scores)."""
     if normalise_on_test:
         lo, hi = np.nanmin(table.segment, axis=1), np.nanmax(table.segment, axis=1)
         raw = model.weights @ minmax_normalise(table.segment, lo, hi, model.higher_is_better) + model.bias
     else:
         raw = model.raw_scores(table.segment)
+    raw = model.bounded(raw)
     seg = 1.0 / (1.0 + np.exp(-raw)) if model.output == "sigmoid" else raw
     finite = np.isfinite(raw)
     sys_ = np.array([raw[(table.row_system == s) & finite].mean() for s in range(len(table.systems))])

@@ -93,7 +93,7 @@ SLOW = {
     "mtme:CometKiwi chrf bleu --method direct --objective acc_eq --name combo-wmt23 "
     "--out combo/data/models/combo-wmt23.json": "trains the shipped combo-wmt23 on two WMT23 pairs (15 s)",
     "combo train --testbed ../shared/data/wmt23 --lp en-de,he-en -m mtme:XCOMET-XL mtme:XCOMET-XXL mtme:COMET "
-    "mtme:CometKiwi chrf bleu mtme:GEMBA-MQM --method direct --objective wmt23 --name combo-wmt23-llm "
+    "mtme:CometKiwi chrf bleu mtme:GEMBA-MQM --method direct --objective seg_kendall --name combo-wmt23-llm "
     "--out combo/data/models/combo-wmt23-llm.json": "trains the shipped combo-wmt23-llm on two WMT23 pairs (15 s)",
     "combo train --testbed ../shared/data/wmt12 --lp cs-en,de-en,es-en,fr-en -m @heterogeneous --cv testbed "
     "--out wmt12-heterogeneous.json":
