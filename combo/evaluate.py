@@ -347,18 +347,20 @@ def _joined(*parts: Optional[str]) -> str:
 
 
 def left_out_notes(names: Sequence[str], qualities: Dict[str, Sequence[Optional[Quality]]]) -> List[str]:
-    """What the values leave out, one line per criterion and distinct count: ``r_snt: 1 judged candidates without
-    a metric score left out (scores:x.tsv, ULC(all))``. The same lines go to the table and to JSON."""
-    out = []
+    """What the values leave out, one line per distinct text and entries, naming the criteria it holds for:
+    ``r_snt, pearson: 1 judged candidates without a metric score left out (scores:x.tsv, ULC(all))``. The same
+    lines go to the table and to JSON."""
+    lines: Dict[str, List[str]] = {}  # one line, however many criteria leave the same out of the same entries
     for criterion, qs in qualities.items():
         entries: Dict[str, List[str]] = {}
         for name, q in zip(names, qs):
             for text in (q.left_out if q is not None else ()):
                 entries.setdefault(text, []).append(name)
         present = sum(q is not None for q in qs)
-        out += [f"{criterion}: {text} ({'every entry' if len(who) == present > 2 else ', '.join(who)})"
-                for text, who in entries.items()]
-    return out
+        for text, who in entries.items():
+            line = f"{text} ({'every entry' if len(who) == present > 2 else ', '.join(who)})"
+            lines.setdefault(line, []).append(criterion)
+    return [f"{', '.join(criteria)}: {line}" for line, criteria in lines.items()]
 
 
 class MetaEvaluator:
@@ -1212,10 +1214,14 @@ def significance_clusters(evaluator: MetaEvaluator, qualities: Sequence[Optional
     to share its resampled units (the same segments, pairs or systems);
     otherwise no clusters, and the reason is returned.
     """
-    usable = [k for k, q in enumerate(qualities) if q is not None and q.defined and q.units is not None]
+    defined = [k for k, q in enumerate(qualities) if q is not None and q.defined]
+    usable = [k for k in defined if qualities[k].units is not None]
     clusters: List[Optional[int]] = [None] * len(qualities)
-    if len(usable) < 2:
+    if len(defined) < 2:
         return clusters, "fewer than 2 defined entries"
+    if len(usable) < 2:
+        return clusters, (f"the paired bootstrap needs resampled units, which {qualities[defined[0]].criterion} "
+                          f"does not have (no interval either)")
     p_value, reason = _paired_test(evaluator, qualities, usable, n_resamples, seed)
     if p_value is None:
         return clusters, reason
@@ -1382,11 +1388,26 @@ def evaluation_output(ev: MetaEvaluator, tb: Testbed, table: ScoreTable, crits: 
         lines.append(f"{r['metric']:<{width}}" + "".join(f"{x:<{w + 2}}" for x, w in zip(cells, cols)))
     lines += [f"# {c}: {meaning[c]}" for c in crits]
     lines += [f"warning: {w}" for w in warnings]
-    lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}; 95% bootstrap intervals "
-                 f"over {n_resamples} resamples of whole segments (system-level criteria: of systems), "
-                 f"seed {seed}" if n_resamples else f"# {tb.name}")
+    lines.append(f"# {tb.name}: {len(tb.segments)} segments, aspect {ev.aspect}" + _interval_footer(crits, n_resamples,
+                                                                                                    seed))
     lines += [f"note: {n}" for n in notes]
     return doc, "\n".join(lines) + "\n"
+
+
+def _interval_footer(crits: Sequence[str], n_resamples: int, seed: int) -> str:
+    """What the brackets of ``combo evaluate``'s table are, naming the criteria that have none."""
+    if not n_resamples:
+        return ""
+    with_interval = [c for c in crits if get_criterion(c).bootstrap is not None]
+    without = [c for c in crits if c not in with_interval]
+    named = f" ({', '.join(with_interval)})" if without else ""
+    text = (f"; 95% bootstrap intervals{named} over {n_resamples} "
+            f"resamples of whole segments (system-level criteria: of systems), seed {seed}" if with_interval else "")
+    if without:
+        text += (f"; {', '.join(without)}: no interval (no bootstrap is defined for "
+                 f"{'it' if len(without) == 1 else 'them'}; WMT23 ranks such statistics by its permutation test, "
+                 "combo.meta.wmt23.significance_clusters)")
+    return text
 
 
 def wmt23_official_average(evaluators: Dict[str, MetaEvaluator], schemes: Sequence[str]) -> Dict[str, object]:
@@ -1398,9 +1419,11 @@ def wmt23_official_average(evaluators: Dict[str, MetaEvaluator], schemes: Sequen
     width = max(len("metric"), *(len(r["metric"]) for r in rows)) + 2
     lines = [f"WMT23's official average over {', '.join(sorted(evaluators))} (mt-metrics-eval tasks.WMT23: system "
              f"accuracy pooled over the pairs weighs {len(evaluators)}/{4 * len(evaluators)}, each other task "
-             f"1/{4 * len(evaluators)}; correlations mapped to [0, 1]):",
+             f"1/{4 * len(evaluators)}):",
              f"{'metric':<{width}}{'average':>9}" + "".join(f"{t:>{max(len(t), 6) + 2}}" for t in tasks)]
     for r in rows:
         lines.append(f"{r['metric']:<{width}}{r['average']:>9.4f}"
                      + "".join(f"{r['tasks'][t]:>{max(len(t), 6) + 2}.4f}" for t in tasks))
+    lines.append("# the task columns are the statistics as measured (Pearson -1 to 1, accuracies 0 to 1); the average "
+                 "maps each Pearson r to (r + 1) / 2 before weighting")
     return {"pairs": sorted(evaluators), "rows": rows, "text": "\n".join(lines) + "\n"}

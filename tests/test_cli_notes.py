@@ -43,9 +43,10 @@ def test_evaluate_says_what_is_left_out_in_the_table_as_in_json(bed):
     assert _notes(table.output) == in_json
     name = f"scores:{scores}"
     assert f"r_snt: {UNSCORED} ({name}, ULC(all))" in in_json
-    # the preference pairs of the unscored candidate were left out silently before
-    assert f"wmt_kendall: 2 preference pairs with a candidate without a metric score left out ({name}, ULC(all))" \
-        in in_json
+    # the preference pairs of the unscored candidate were left out silently before; one line for the criteria
+    # that leave the same out of the same entries
+    assert f"wmt_kendall, acc_eq: 2 preference pairs with a candidate without a metric score left out ({name}, " \
+        "ULC(all))" in in_json
     row = {r["metric"]: r for r in json.loads(doc.output)["rows"]}[name]
     assert UNSCORED in row["r_snt"]["note"]  # the row's own note, as before
 

@@ -3,6 +3,7 @@
 import json
 import sqlite3
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -153,3 +154,89 @@ def test_the_crlf_fix_works_as_printed_from_another_folder(tmp_path, monkeypatch
         read_lines("my data/h.txt")
     subprocess.run(err.value.fix.split("e.g. ")[1], shell=True, check=True)
     assert read_lines(folder / "h.lf.txt") == ["a", "b"] and (folder / "h.txt").read_bytes() == b"a\r\nb\r\n"
+
+
+def test_evaluate_says_which_criteria_have_intervals_and_what_the_average_maps(data):
+    """The footer said "95% bootstrap intervals" under a wmt23 column that has none; the official average's task
+    columns are raw while the average maps Pearson to [0, 1], and only its header said so."""
+    res = _run("evaluate", "--testbed", data / "wmt23", "--lp", "en-de,he-en", "-m", "mtme:XCOMET-XL", "-m", "chrf",
+               "--criteria", "wmt23,r_snt", "--bootstrap", "20", "-q")
+    assert res.exit_code == 0, res.output
+    footers = [line for line in res.output.splitlines() if line.startswith("# wmt23.")]
+    assert len(footers) == 2 and all("95% bootstrap intervals (r_snt) over 20 resamples" in f for f in footers)
+    assert all("wmt23: no interval" in f for f in footers)
+    assert res.output.rstrip().endswith("the average maps each Pearson r to (r + 1) / 2 before weighting")
+    # one note for what several criteria leave out alike
+    res = _run("evaluate", "--testbed", data / "wmt23", "--lp", "en-de", "-m", "chrf", "--bootstrap", "0", "-q",
+               "--criteria", "wmt23,sys_accuracy,pearson")
+    notes = [line for line in res.output.splitlines() if "human translation left out" in line]
+    assert notes == ["note: wmt23, sys_accuracy, pearson: 1 human translation left out (chrf, ULC(all))"]
+
+
+def test_significance_clusters_say_why_entries_with_values_have_none(data):
+    """sys_accuracy had values for every entry, and the report said "fewer than 2 defined entries"."""
+    import combo
+    from combo.evaluate import MetaEvaluator, significance_clusters
+
+    tb = combo.load_testbed(data / "wmt23", lp="en-de")
+    ev = MetaEvaluator(tb, combo.score_testbed(tb, ["chrf", "bleu", "mtme:XCOMET-XL"]))
+    qualities = [ev.quality([k], "sys_accuracy") for k in range(3)]
+    assert all(q.defined for q in qualities)
+    clusters, reason = significance_clusters(ev, qualities)
+    assert clusters == [None] * 3 and "sys_accuracy does not have" in reason and "fewer than 2" not in reason
+    assert significance_clusters(ev, qualities[:1])[1] == "fewer than 2 defined entries"
+
+
+# -- training on degenerate judgments, as a property ---------------------------------------------------------
+
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: Judgment patterns: every score equal, all ties but holes, or a few levels with holes (None: unrated).
+PATTERNS = {"constant": st.just(3.0), "tie-or-hole": st.sampled_from([None, 2.0]),
+            "levels-and-holes": st.sampled_from([None, None, 1.0, 2.0, 3.0])}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pattern=st.sampled_from(sorted(PATTERNS)), systems=st.integers(1, 4), segments=st.integers(1, 5),
+       recipe=st.sampled_from([("direct", "wmt23"), ("direct", "seg_pearson"), ("direct", "acc_eq"),
+                               ("direct", "seg_kendall"), ("pairwise-lr", "wmt23")]), data=st.data())
+def test_training_on_degenerate_judgments_trains_on_what_informs_it_or_refuses(pattern, systems, segments, recipe,
+                                                                              data):
+    """Constant scores, one system, one segment, all ties, NaN holes: training either learns from judgments
+    that differ (and whose objective is defined) or refuses in one line; it never returns a model from
+    nothing."""
+    import copy
+
+    import combo
+    from combo import InputError, OptionError
+    from combo.combine.learn import TrainOptions, train_model
+    from combo.testbed import Score
+
+    tb = combo.load_testbed("example")
+    keep_systems = tb.systems[:systems]
+    keep_segments = range(segments)  # a score names its segment by index
+    degenerate = copy.deepcopy(tb.subset(list(range(segments))))
+    degenerate.candidates = {s: degenerate.candidates[s] for s in keep_systems}
+    degenerate.preferences, degenerate.system_scores = [], {}
+    values = {(s, g): data.draw(PATTERNS[pattern]) for s in keep_systems for g in keep_segments}
+    degenerate.scores = [Score(s, g, v, "r1", "adequacy") for (s, g), v in values.items() if v is not None]
+    rated = [v for v in values.values() if v is not None]
+    if not rated:
+        return  # no judgment at all: the test bed itself is refused on reading, as tested elsewhere
+    method, objective = recipe
+    try:
+        table = combo.score_testbed(degenerate, ["bleu", "chrf"], progress=False)
+        model = train_model([(degenerate, table)], TrainOptions(method=method, objective=objective),
+                            judgments="scores")
+    except (InputError, OptionError) as refusal:
+        assert "\n" not in str(refusal) and str(refusal)
+        event("refused")
+        return
+    event("trained")
+    assert len(set(rated)) >= 2, f"a model from {len(rated)} scores that never differ"
+    assert np.all(np.isfinite(model.weights)) and np.isfinite(model.bias)
+    if method == "pairwise-lr":
+        assert model.training["pairs"] > 0
+    else:
+        assert np.isfinite(model.training["estimator"]["objective_value"])
