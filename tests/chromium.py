@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-WIDTH = 1200
+WIDTH = 1280  # the width the report is checked at
 MAX_HEIGHT = 30000
 
 PROBE_HEAD = """<script>window.__probeErrors=[];

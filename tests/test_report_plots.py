@@ -175,3 +175,41 @@ def test_bars_put_the_best_on_top_whichever_way_is_better():
     values = [0.3, float("nan"), 0.9, 0.5]
     assert bar_order(values).tolist() == [2, 3, 0]                          # KING: highest first
     assert bar_order(values, higher_is_better=False).tolist() == [0, 3, 2]  # ORANGE: lowest (best) first
+
+
+def test_point_labels_of_crowded_systems_do_not_overlap_wmt23(data):
+    """WMT23 en-de's 12 systems, XCOMET-XL's system score against MQM (the release's files): the good systems
+    crowd the top right, where labels written beside their points overlapped; placed, none overlaps another
+    and all stay inside the axes."""
+    folder = data / "wmt23"
+    if not (folder / "human-scores" / "en-de.mqm.sys.score").is_file():
+        pytest.skip("WMT23 en-de not in the shared data")
+
+    def scores(path):
+        return {name: float(v) for name, v in (line.split("\t") for line in path.read_text().splitlines())
+                if v != "None"}
+
+    human = scores(folder / "human-scores" / "en-de.mqm.sys.score")
+    metric = scores(folder / "metric-scores" / "en-de" / "XCOMET-XL-refA.sys.score")
+    systems = sorted(s for s in human if s in metric and s != "refA")
+    assert len(systems) == 12
+    fig = plots._figure(3.4, 3.0)  # the size plots.scatter draws
+    ax = fig.add_subplot()
+    ax.scatter([metric[s] for s in systems], [human[s] for s in systems], s=14)
+    fig.tight_layout()
+    notes = [ax.annotate(s, (metric[s], human[s]), fontsize=6, xytext=(3, 2), textcoords="offset points")
+             for s in systems]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+
+    def overlapping():
+        boxes = [n.get_window_extent(renderer) for n in notes]
+        return sum(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+    assert overlapping() > 0  # written beside each point, as before
+    plots.place_labels(fig, ax, notes)
+    frame = ax.get_window_extent(renderer)
+    assert overlapping() == 0
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1
+               for b in (n.get_window_extent(renderer) for n in notes))

@@ -185,8 +185,11 @@ def _bars_section(names, qualities, n_metrics) -> Section:
         png = plots.bar_intervals([short_name(names[k]) for k in keep], vals, [qs[k].low for k in keep],
                                   [qs[k].high for k in keep], [k >= n_metrics for k in keep],
                                   title=get_criterion(c).title, xlabel=c, higher_is_better=criterion_sign(c) > 0)
+        whiskers = any(np.isfinite(qs[k].low) and np.isfinite(qs[k].high) for k in keep)
         figs.append(figure(png, f"{c} of each metric and combination", f"{get_criterion(c).title}: blue metrics, "
-                           "orange combinations, whiskers the 95% bootstrap interval.", name=f"bars-{c}"))
+                           "orange combinations, " + ("whiskers the 95% bootstrap interval." if whiskers else
+                                                      f"no whiskers: {c} has no bootstrap interval."),
+                           name=f"bars-{c}"))
     return Section("bars", title, '<div class="figures">' + "".join(figs) + "</div>")
 
 

@@ -183,7 +183,8 @@ def scatter(x, y, title: str = "", xlabel: str = "", ylabel: str = "", point_lab
     ok = np.isfinite(x) & np.isfinite(y)
     fig = _figure(width, height)
     ax = fig.add_subplot()
-    if ok.sum() > density_above and np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0:
+    dense = bool(ok.sum() > density_above and np.ptp(x[ok]) > 0 and np.ptp(y[ok]) > 0)
+    if dense:
         hb = ax.hexbin(x[ok], y[ok], gridsize=30, bins="log", cmap="Blues", mincnt=1)
         cbar = fig.colorbar(hb, ax=ax, fraction=0.046, pad=0.03)
         cbar.ax.tick_params(labelsize=6)
@@ -197,15 +198,59 @@ def scatter(x, y, title: str = "", xlabel: str = "", ylabel: str = "", point_lab
                 mine = ok & np.array([g == name for g in groups], dtype=bool)
                 ax.scatter(x[mine], y[mine], s=size, alpha=alpha, color=colour, edgecolors="none", label=name)
             ax.legend(fontsize=6, loc="best")
-        if point_labels is not None:
-            for k in np.flatnonzero(ok):
-                ax.annotate(point_labels[k], (x[k], y[k]), fontsize=6, xytext=(3, 2), textcoords="offset points")
     ax.set_xlabel(xlabel, fontsize=8)
     ax.set_ylabel(ylabel, fontsize=8)
     ax.tick_params(labelsize=7)
     ax.set_title(title, fontsize=9)
     ax.grid(alpha=0.3)
+    if point_labels is not None and not dense:
+        fig.tight_layout()  # the final axes box, which the labels must stay inside
+        notes = [ax.annotate(point_labels[k], (x[k], y[k]), fontsize=6, xytext=(3, 2), textcoords="offset points")
+                 for k in np.flatnonzero(ok)]
+        place_labels(fig, ax, notes)
     return _png(fig, image_format)
+
+
+#: Where a point's label may go, in points from the point: (dx, dy, horizontal and vertical alignment), in the
+#: order tried: right above, right below, left above, left below, then further up and down.
+LABEL_PLACES = [(3, 2, "left", "bottom"), (3, -2, "left", "top"), (-3, 2, "right", "bottom"),
+                (-3, -2, "right", "top")] + [(dx, dy, ha, "center") for step in (1, 2, 3, 4)
+                                             for dy in (7 * step, -7 * step)
+                                             for dx, ha in ((3, "left"), (-3, "right"))]
+
+
+def place_labels(fig, ax, notes) -> None:
+    """Move each point label (an ``annotate`` text) to the first of :data:`LABEL_PLACES` where it overlaps no
+    label placed before it and stays inside the axes; with no such place, to where it overlaps least. Labels
+    are placed from the top of the plot down, where a good metric's systems crowd."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()  # text extents as the PNG draws them
+    frame = ax.get_window_extent(renderer)
+    placed = []
+
+    def cost(box) -> float:
+        outside = (max(0.0, frame.x0 - box.x0) + max(0.0, box.x1 - frame.x1) + max(0.0, frame.y0 - box.y0)
+                   + max(0.0, box.y1 - frame.y1)) * box.height
+        return outside + sum(max(0.0, min(box.x1, o.x1) - max(box.x0, o.x0))
+                             * max(0.0, min(box.y1, o.y1) - max(box.y0, o.y0)) for o in placed)
+
+    for note in sorted(notes, key=lambda n: -n.xy[1]):
+        best = None
+        for dx, dy, ha, va in LABEL_PLACES:
+            note.set_position((dx, dy))
+            note.set_ha(ha)
+            note.set_va(va)
+            c = cost(note.get_window_extent(renderer))
+            if best is None or c < best[0]:
+                best = (c, dx, dy, ha, va)
+            if c == 0:
+                break
+        _, dx, dy, ha, va = best
+        note.set_position((dx, dy))
+        note.set_ha(ha)
+        note.set_va(va)
+        placed.append(note.get_window_extent(renderer))
 
 
 def line_trace(labels: Sequence[str], values: Sequence[float], marks: Optional[Sequence[bool]] = None,
