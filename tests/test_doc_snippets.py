@@ -2,7 +2,7 @@
 
 The snippets are read from the pages (fenced ``python`` blocks). Each runs in a fresh interpreter, in a folder of
 its own holding the example files a page names, with ``../shared/data`` read as the real data folder; it must exit
-0. What a page writes as a placeholder (``path/to/testbed.jsonl``) is made concrete by :data:`PLACEHOLDERS`.
+0. What a page writes as a placeholder (``../shared/data``) is made concrete by :data:`PLACEHOLDERS`.
 Snippets that take minutes are listed in :data:`SLOW` with the reason and run with ``pytest -m slow``. A failure
 names the page and line of the snippet.
 """
@@ -26,7 +26,6 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: Placeholders as the pages write them, and what they stand for ({data}: the real data folder).
 PLACEHOLDERS = [
     ("../shared/data", "{data}"),
-    ("path/to/testbed.jsonl", "{example}"),
 ]
 #: Snippets (page:line of the opening fence) that take minutes, with the reason.
 SLOW = {
@@ -72,6 +71,42 @@ def test_doc_snippet_runs(where, code, tmp_path):
     res = subprocess.run([sys.executable, "-c", concrete(code)], cwd=tmp_path, env=env, capture_output=True,
                          text=True, timeout=600)
     assert res.returncode == 0, f"{where}: the snippet fails:\n{res.stderr[-2000:]}"
+    printed = FIGURE.findall(res.stdout) + re.findall(r"-?\d+\.\d+", res.stdout)
+    missing = [figure for figure in promised_figures(code) if not any(shows(p, figure) for p in printed)]
+    assert not missing, (f"{where}: the page's comments promise figures the snippet no longer prints: {missing}\n"
+                         f"it printed:\n{res.stdout[-2000:]}")
+
+
+#: A figure as the pages write printed values: three decimals or more (0.7407, 3.7042, 0.3030).
+FIGURE = re.compile(r"-?\d+\.\d{3,}")
+
+
+def shows(printed: str, figure: str) -> bool:
+    """Whether a printed number is written as ``figure`` on a page: the same digits as far as the figure goes
+    (0.74076 as 0.7407...), or rounded to its decimals (3.60566 as 3.6057)."""
+    decimals = len(figure.split(".")[1])
+    return printed.startswith(figure) or round(float(printed), decimals) == float(figure)
+
+
+def promised_figures(code: str) -> List[str]:
+    """The figures of three decimals or more in the comments of ``print(...)`` lines: what the page says the
+    snippet prints (``print(x)  # 0.7407...``). A parenthesis explains (``# 0.1705 (coco would print 1.705)``):
+    its figures are not promised."""
+    figures = []
+    for line in code.split("\n"):
+        if re.match(r"\s*print\(", line) and "  # " in line:
+            comment = line.split("  # ", 1)[1]
+            while re.search(r"\([^()]*\)", comment):
+                comment = re.sub(r"\([^()]*\)", "", comment)
+            figures += FIGURE.findall(comment)
+    return figures
+
+
+def test_promised_figures_are_read_from_print_comments():
+    code = ("x = 0.12345  # not printed\nprint(a)   # 0.7407... (the mean of (0.5 and 0.98148))\n"
+            "print(b)  # 24 = 0.2500 * 96\n")
+    assert promised_figures(code) == ["0.7407", "0.2500"]
+    assert shows("0.7407664", "0.7407") and shows("3.60566417", "3.6057") and not shows("0.7417", "0.7407")
 
 
 def test_the_snippets_are_found():
