@@ -45,8 +45,8 @@ def test_a_damaged_glove_row_is_analysed_again_and_scores_do_not_move(tmp_path, 
         con = sqlite3.connect(tmp_path / "cache" / "analysis.sqlite")
         tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         rows_table = [t for t in tables if "glove" in t.lower()] or tables
-        for t in rows_table:
-            con.execute(f"UPDATE {t} SET v = ?", (damage,))
+        for t in rows_table:  # a well-framed row whose form is damaged: the layer's own check finds it
+            con.execute(f"UPDATE {t} SET v = ?", (layers.frame(damage),))
         con.commit()
         con.close()
         layers.clear_memory()
@@ -240,3 +240,74 @@ def test_training_on_degenerate_judgments_trains_on_what_informs_it_or_refuses(p
         assert model.training["pairs"] > 0
     else:
         assert np.isfinite(model.training["estimator"]["objective_value"])
+
+
+# -- every layer of the analysis cache, damaged each way ------------------------------------------------------
+
+#: A text each layer analyses, and forms its stored row may be damaged into, by kind. "type": the row is no
+#: text; "truncated": the row cut short; "range": a well-framed form out of the layer's range (None where the
+#: layer's forms have none: any token list is one).
+LAYER_DAMAGE = {
+    "tokens": None, "lowercase": None, "stems": None,
+    "shallow": "The cat\tDT\tB-NP I-NP\tO O",  # two words and one tag
+    "dependencies": '[["The","cat"],["DT","NN"],[2,7],["det","ROOT"]]',  # a head outside the sentence
+    "dependencies+lemmas": '[["The","cat"],["DT","NN"],[2,-1],["det","ROOT"],["the","cat"]]',
+    "sentence-embeddings": "AADAfw==",  # one float, NaN
+    "wordnet-synonyms": '{"car": 1}',  # not a list of names
+    "glove-6b-50d-rows": "400005",  # past the table's last row
+}
+TEXTS = {"wordnet-synonyms": "car", "glove-6b-50d-rows": "cat"}
+
+
+@pytest.mark.parametrize("kind", ["type", "truncated", "range"])
+@pytest.mark.parametrize("name", sorted(LAYER_DAMAGE))
+def test_a_damaged_cache_row_of_every_layer_is_analysed_again(name, kind, tmp_path, capsys):
+    """Each layer's cached row damaged (no text, cut short, or out of its range): one warning, the text analysed
+    again to the same analysis, the row replaced (read once more without a warning)."""
+    import numpy as np
+
+    from combo.analysis import layers
+    from combo.errors import ResourceMissing
+
+    if kind == "range" and LAYER_DAMAGE[name] is None:
+        pytest.skip(f"{name}'s stored forms have no range: any token list is one")
+    try:
+        layers.get_layer(name).check()
+    except ResourceMissing as missing:
+        pytest.skip(str(missing))
+    text = TEXTS.get(name, "The cat sat on the mat near the door.")
+    layers.clear_memory()
+    layers.set_cache_dir(tmp_path / "cache")
+    layers._warned.clear()
+
+    def same(a, b):
+        return np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+
+    try:
+        clean = layers.annotate(name, [text])[0]
+        con = sqlite3.connect(tmp_path / "cache" / "analysis.sqlite")
+        (table,) = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        (row,) = [r[0] for r in con.execute(f"SELECT v FROM {table}")]
+        damaged = {"type": 12345, "truncated": row[:-2], "range": layers.frame(LAYER_DAMAGE[name] or "")}[kind]
+        con.execute(f"UPDATE {table} SET v = ?", (damaged,))
+        con.commit()
+        layers.clear_memory()
+        capsys.readouterr()
+        again = layers.annotate(name, [text])[0]
+        assert same(again, clean) and f"1 damaged {name} rows" in capsys.readouterr().err
+        assert con.execute(f"SELECT v FROM {table}").fetchone()[0] == row
+        con.close()
+        layers.clear_memory()
+        assert same(layers.annotate(name, [text])[0], clean) and capsys.readouterr().err == ""
+    finally:
+        layers.clear_memory()
+        layers._cache_dir_override = layers._UNSET
+
+
+def test_a_row_frame_finds_any_change_of_length():
+    from combo.analysis.layers import frame, unframe
+
+    assert unframe(frame("the cat sat")) == "the cat sat" and unframe(frame("")) == ""
+    assert unframe(frame("the cat sat")[:-4]) is None and unframe(frame("the cat") + " sat") is None
+    assert unframe("the cat") is None and unframe(b"3:cat") is None and unframe(3) is None
+    assert unframe("-3:cat") is None and unframe("３:cat") is None

@@ -229,6 +229,8 @@ class ShallowLayer(Layer):
                              tuple(pnp.split(" ")))
         if not len(parse.words) == len(parse.pos) == len(parse.chunks) == len(parse.pnp):
             raise ValueError("words, tags and chunks of different lengths")
+        if not all(parse.words) or not all(parse.pos) or not all(parse.chunks) or not all(parse.pnp):
+            raise ValueError("an empty word, tag or chunk")
         return parse
 
 
@@ -318,6 +320,10 @@ def _spacy_model(model: str, requires: str, excluded: Tuple[str, ...]):
         raise ResourceMissing(f"spaCy model {model}", requires) from None
 
 
+#: all-MiniLM-L6-v2's embedding size: a cached vector of another size is damaged.
+MINILM_DIMENSIONS = 384
+
+
 class SentenceEmbeddingLayer(Layer):
     """all-MiniLM-L6-v2 sentence embeddings (Reimers & Gurevych 2019), unit length, stored as float32."""
 
@@ -369,8 +375,8 @@ class SentenceEmbeddingLayer(Layer):
     def decode(self, stored: str):
         import numpy as np
         vector = np.frombuffer(base64.b64decode(stored, validate=True), dtype="<f4")
-        if vector.size == 0 or not np.all(np.isfinite(vector)):
-            raise ValueError("empty or non-finite vector")
+        if vector.size != MINILM_DIMENSIONS or not np.all(np.isfinite(vector)):
+            raise ValueError(f"{vector.size} values, not {MINILM_DIMENSIONS} finite ones")
         return vector
 
 
@@ -569,12 +575,34 @@ def _key(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+#: How a disk-cache row frames a stored form: ``LENGTH:FORM``, so that a row cut short (or made longer) is found
+#: damaged however its form reads (a token list cut after a word is still a token list). In the table's name, so
+#: tables of unframed rows are not read.
+ROW_FRAME = "framed-by-length"
+
+
+def frame(form: str) -> str:
+    """A stored form as the disk cache writes it (:data:`ROW_FRAME`)."""
+    return f"{len(form)}:{form}"
+
+
+def unframe(row) -> Optional[str]:
+    """The stored form of a disk-cache row, or None where the row is damaged: not text, no length, or a form
+    of another length than the one it was written with."""
+    if not isinstance(row, str):
+        return None
+    length, colon, form = row.partition(":")
+    if not (colon and length.isascii() and length.isdigit() and int(length) == len(form)):
+        return None
+    return form
+
+
 class _DiskCache:
-    """One SQLite table per layer version in ``<folder>/analysis.sqlite``."""
+    """One SQLite table per layer version in ``<folder>/analysis.sqlite``, its rows framed (:func:`frame`)."""
 
     def __init__(self, folder: Path, version: str):
         self.path = folder / "analysis.sqlite"
-        self.table = "layer_" + hashlib.sha1(version.encode()).hexdigest()[:16]
+        self.table = "layer_" + hashlib.sha1(f"{version}|{ROW_FRAME}".encode()).hexdigest()[:16]
 
     def _connect(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -582,8 +610,9 @@ class _DiskCache:
         con.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (k BLOB PRIMARY KEY, v TEXT NOT NULL)")
         return con
 
-    def get(self, keys: List[bytes], values: bool = True) -> Dict[bytes, str]:
-        """The stored forms of the ``keys`` found (``values=False``: which are found, each mapped to "")."""
+    def get(self, keys: List[bytes], values: bool = True) -> Dict[bytes, Optional[str]]:
+        """The stored forms of the ``keys`` found, None for a damaged row (``values=False``: which are found, each
+        mapped to "")."""
         found: Dict[bytes, str] = {}
         try:
             con = self._connect()
@@ -608,13 +637,14 @@ class _DiskCache:
             return {}
         finally:
             con.close()
-        return {k: v for k, v in found.items() if isinstance(v, str)}
+        return found if not values else {k: unframe(v) for k, v in found.items()}
 
     def put(self, items: List[Tuple[bytes, str]]) -> None:
         try:
             con = self._connect()
             with con:
-                con.executemany(f"INSERT OR REPLACE INTO {self.table} (k, v) VALUES (?, ?)", items)
+                con.executemany(f"INSERT OR REPLACE INTO {self.table} (k, v) VALUES (?, ?)",
+                                [(k, frame(v)) for k, v in items])
             con.close()
         except (OSError, sqlite3.Error) as exc:  # the analysis is still returned; only the cache entry is lost
             _warn_once(self.path, f"analysis cache {self.path} cannot be written ({exc}); analysing without it")
@@ -665,10 +695,13 @@ def _warn_once(path: Path, message: str) -> None:
 
 
 def _decode_all(layer: "Layer", stored: Dict[bytes, str], keys: List[bytes], texts: List[str]):
-    """Decoded analyses by text, and the (key, text) pairs whose stored value cannot be decoded."""
+    """Decoded analyses by text, and the (key, text) pairs whose stored value is damaged (None, :func:`unframe`)
+    or cannot be decoded."""
     decoded, damaged = {}, []
     for k, t in zip(keys, texts):
         try:
+            if stored[k] is None:
+                raise ValueError("a damaged row")
             decoded[t] = layer.decode(stored[k])
         except Exception:  # noqa: BLE001 - whatever the damage, the text is analysed again
             damaged.append((k, t))
