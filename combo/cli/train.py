@@ -161,8 +161,8 @@ def _text(model, cv, report, data, testbeds, out: str, metric_set, set_notes: Li
     est = model.training["estimator"]
     stopped = _stopped(model, cv)
     chosen = ", ".join(f"{k} = {est[k]:g}" for k in ("C", "alpha") if k in est)
-    lines = [_trained_on(model, tb, described, chosen if len(testbeds) == 1 else "")
-             for tb, described in zip(testbeds, data.sources)]
+    lines = [_trained_on(model, tb, described, chosen if len(testbeds) == 1 else "", _judged(data, k))
+             for k, (tb, described) in enumerate(zip(testbeds, data.sources))]
     if chosen and len(testbeds) > 1:
         lines.append(f"one model on all {len(testbeds)} test beds; {chosen}")
     if "objective" in est:
@@ -189,8 +189,25 @@ def _text(model, cv, report, data, testbeds, out: str, metric_set, set_notes: Li
     return "\n".join(lines) + "\n"
 
 
-def _trained_on(model, tb, described: dict, chosen: str) -> str:
-    """``trained pairwise-lr on wmt12-de-en: ... segments, ... pairs from ... (what was left out); C = 1``."""
+def _judged(data, k: int):
+    """Test bed ``k``'s candidates with a human score (human translations left out) and their segments: what
+    ``--method direct`` reads."""
+    import numpy as np
+
+    rows = (data.source == k) & np.isfinite(data.targets)
+    if data.candidate is not None:
+        rows &= data.candidate
+    return int(rows.sum()), int(len(np.unique(data.segment[rows])))
+
+
+def _trained_on(model, tb, described: dict, chosen: str, judged) -> str:
+    """``trained pairwise-lr on wmt12-de-en: ... segments, ... pairs from ... (what was left out); C = 1``;
+    ``--method direct`` reads no pairs: its line counts the judged candidates and their segments."""
+    if model.method == "direct":
+        candidates, segments = judged
+        return (f"trained direct on {tb.name}: {segments} segments, {candidates} candidates with a human score "
+                f"(of {described['candidates']}) from {described['judgments']}"
+                + (f"; {chosen}" if chosen else ""))
     left = [f"{described['ties_dropped']} human ties left out"] if described["ties_dropped"] else []
     if described.get("below_threshold"):
         left.append(f"{described['below_threshold']} candidate pairs within min_diff "
