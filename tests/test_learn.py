@@ -357,6 +357,24 @@ def test_cli_train_json_and_methods(tmp_path):
                                                                 "sys_accuracy", "average"}
         assert doc["training"]["judgments"] == "scores" and doc["training"]["min_diff"] == 1
         assert out.exists()
+        # the ULC row against scipy: chrF and TER min-max normalised over the test bed (TER flipped), their mean,
+        # against each candidate's mean adequacy
+        ulc_pearson = doc["cross_validation"]["ulc"]["mean"]["seg_pearson"]
+        assert ulc_pearson == pytest.approx(_example_ulc_pearson(), abs=1e-12)
+
+
+def _example_ulc_pearson():
+    from scipy.stats import pearsonr
+
+    tb = combo.load_testbed("example")
+    table = combo.score_testbed(tb, ["chrf", "ter"])
+    chrf, ter = table.segment
+    ulc = ((chrf - chrf.min()) / np.ptp(chrf) + (ter.max() - ter) / np.ptp(ter)) / 2
+    ratings = {}
+    for s in tb.scores:
+        ratings.setdefault((s.system, s.segment), []).append(s.value)
+    human = [np.mean(ratings[(table.systems[r], g)]) for r, g in zip(table.row_system, table.row_segment)]
+    return pearsonr(ulc, human)[0]
 
 
 def test_cli_train_on_several_language_pairs_leaving_one_out(data, tmp_path):
