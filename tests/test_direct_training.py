@@ -20,6 +20,8 @@ from combo.combine.objective import JudgedBlock, calibrate, objective_value, sea
 from combo.meta.wmt23 import seg_acc_eq, wmt23_average, wmt23_tasks
 from combo.metrics.tuned import load_model
 
+from wmt23_files import columns as _columns, release_pearsons as _release_pearsons
+
 NAN = np.nan
 MODELS = Path(__file__).parent / "models"
 STATISTICS = {"seg_pearson", "seg_acc_eq", "sys_pearson", "sys_accuracy", "average"}
@@ -344,30 +346,6 @@ def test_wmt23_train_reports_the_wmt23_statistics_per_pair(data, wmt23):
     est = doc["training"]["estimator"]
     assert est["objective"] == "wmt23" and est["objective_value"] >= est["uniform_value"]
     assert est["calibration"]["scale"] > 0
-
-
-def _columns(path):
-    return [tuple(line.split("\t")) for line in Path(path).read_text(encoding="utf-8").splitlines()]
-
-
-def _release_pearsons(folder, lp, metric):
-    """Segment Pearson without grouping and system Pearson of a release metric's scores against MQM, read from
-    mt-metrics-eval's files: the human translation refA left out, unrated segments left out, a system's MQM
-    the mean of its rated segments."""
-    def per_system(path):  # each system's scores in segment order
-        out = {}
-        for name, v in _columns(path):
-            out.setdefault(name, []).append(v)
-        return out
-
-    human = per_system(folder / "human-scores" / f"{lp}.mqm.seg.score")
-    scores = per_system(folder / "metric-scores" / lp / f"{metric}.seg.score")  # some systems unrated by MQM
-    systems = sorted(name for name in human if name != "refA")
-    rated = [(float(h), float(m)) for name in systems for h, m in zip(human[name], scores[name]) if h != "None"]
-    by_system = {name: [float(h) for h in human[name] if h != "None"] for name in systems}
-    own = dict((name, float(v)) for name, v in _columns(folder / "metric-scores" / lp / f"{metric}.sys.score"))
-    return (pearsonr(*zip(*rated))[0],
-            pearsonr([np.mean(by_system[s]) for s in systems], [own[s] for s in systems])[0])
 
 
 def test_wmt23_system_scores_are_the_mean_of_segment_scores(data, wmt23):
