@@ -219,7 +219,14 @@ def test_signature_ignores_only_the_combo_release(model_file, tmp_path):
         m["signature"] = m["signature"].replace("version:", "version:0.0.9-was-")
     other = tmp_path / "other.json"
     other.write_text(json.dumps(doc))
-    assert isinstance(load_model(other), TunedMetric)
+    loaded, original = load_model(other), load_model(path)
+    hyps, refs = ["the cat sat on the mat", "a dog"], [["the cat is on the mat"], ["the dog barks"]]
+    assert loaded.segment_scores(hyps, refs).tolist() == original.segment_scores(hyps, refs).tolist()
+    assert loaded.corpus_score(hyps, refs) == original.corpus_score(hyps, refs)
+    doc["metrics"][0]["signature"] += "|other"  # anything else than the release: refused
+    other.write_text(json.dumps(doc))
+    with pytest.raises(InputError):
+        load_model(other)
 
 
 # -- the command line -------------------------------------------------------------------------------
