@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 import click
+from click.core import ParameterSource
 
 from ..errors import InputError, OptionError
 from ..metrics.registry import is_model_file
@@ -85,6 +86,11 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
         raise OptionError(f"--min-diff {min_diff:g} sets the pairs that pairwise-lr learns from; --method direct "
                           "searches weights over every judged candidate and reads no pairs (fix: leave --min-diff "
                           "out, or use --method pairwise-lr)")
+    objective_given = click.get_current_context().get_parameter_source("objective") != ParameterSource.DEFAULT
+    if options.method != "direct" and objective_given:
+        raise OptionError(f"--objective {objective} is what --method direct maximises; --method {options.method} "
+                          "reads no objective (fix: leave --objective out, or use --method direct on absolute "
+                          "scores)")
     if options.method == "direct" and data.pairs.kind == "rankings" and all(tb.scores for tb in testbeds):
         raise OptionError("--method direct searches weights over absolute human scores; with --judgments auto it "
                           "reads these test beds' relative rankings (fix: add --judgments scores, since they have "
