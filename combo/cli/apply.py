@@ -69,12 +69,7 @@ def apply_cmd(ctx, model_path, hyps, refs, src, level, fmt, out, quiet):
     if fmt == "json":
         text = json_text({"model": model_path, "signature": signature, "level": level,
                           "scores": records, "significance": compared, "output": metric.model.output,
-                          "note": ("segment: sigmoid(w.x + b) (DiscoTK's output); system: mean of w.x + b over "
-                                   "segments" if metric.model.output == "sigmoid" else
-                                   "segment: w.x + b clipped to the training judgments' range "
-                                   f"{list(metric.model.scale)}; system: the mean of the segment scores (one scale)"
-                                   if metric.model.output == "human" else
-                                   "segment: w.x + b; system: the mean of the segment scores (one scale)")})
+                          "note": metric.model.output_meaning})
     else:
         text = table_text(records, "tsv")
     write_output(text, out)

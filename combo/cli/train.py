@@ -79,18 +79,13 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
                            name=name or Path(out).stem, objective=objective, output=output)
     options.check()
     _check_testbeds(testbeds, testbed_path, cv_by, folds)
+    objective_given = click.get_current_context().get_parameter_source("objective") != ParameterSource.DEFAULT
+    if method != "auto":  # before scoring, where the method is known already
+        _refuse_unread(method, min_diff, objective if objective_given else None)
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=not quiet, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     options = options.resolved(data.pairs.kind)
-    if options.method == "direct" and min_diff is not None:
-        raise OptionError(f"--min-diff {min_diff:g} sets the pairs that pairwise-lr learns from; --method direct "
-                          "searches weights over every judged candidate and reads no pairs (fix: leave --min-diff "
-                          "out, or use --method pairwise-lr)")
-    objective_given = click.get_current_context().get_parameter_source("objective") != ParameterSource.DEFAULT
-    if options.method != "direct" and objective_given:
-        raise OptionError(f"--objective {objective} is what --method direct maximises; --method {options.method} "
-                          "reads no objective (fix: leave --objective out, or use --method direct on absolute "
-                          "scores)")
+    _refuse_unread(options.method, min_diff, objective if objective_given else None)
     if options.method == "direct" and data.pairs.kind == "rankings" and all(tb.scores for tb in testbeds):
         raise OptionError("--method direct searches weights over absolute human scores; with --judgments auto it "
                           "reads these test beds' relative rankings (fix: add --judgments scores, since they have "
@@ -193,6 +188,19 @@ def _text(model, cv, report, data, testbeds, out: str, metric_set, set_notes: Li
     lines += [f"  {s:<{width}}{w:+.4f}" for s, w in zip(model.specs, model.weights)]
     lines.append(f"  {'bias':<{width}}{model.bias:+.4f}")
     return "\n".join(lines) + "\n"
+
+
+def _refuse_unread(method: str, min_diff: Optional[float], objective: Optional[str]) -> None:
+    """One error line for an option given that ``method`` does not read: --min-diff under direct (it reads no
+    pairs), --objective under any other method."""
+    if method == "direct" and min_diff is not None:
+        raise OptionError(f"--min-diff {min_diff:g} sets the pairs that pairwise-lr learns from; --method direct "
+                          "searches weights over every judged candidate and reads no pairs (fix: leave --min-diff "
+                          "out, or use --method pairwise-lr)")
+    if method != "direct" and objective is not None:
+        raise OptionError(f"--objective {objective} is what --method direct maximises; --method {method} "
+                          "reads no objective (fix: leave --objective out, or use --method direct on absolute "
+                          "scores)")
 
 
 def _judged(data, k: int):

@@ -156,6 +156,14 @@ class TunedModel:
         """The interpolated score ``w . x + b`` of each row of metric segment scores (metrics, rows)."""
         return self.weights @ self.features(scores) + self.bias
 
+    @property
+    def output_meaning(self) -> str:
+        """What the model's segment and system scores are, in one line (``combo apply --format json``'s note)."""
+        if self.output == "sigmoid":
+            return "segment: sigmoid(w.x + b) (DiscoTK's output); system: mean of w.x + b over segments"
+        clipped = f" clipped to the training judgments' range {list(self.scale)}" if self.output == "human" else ""
+        return f"segment: w.x + b{clipped}; system: the mean of the segment scores (one scale)"
+
     def bounded(self, raw: np.ndarray) -> np.ndarray:
         """Interpolated scores as the model's system scores average them: clipped to ``scale`` for output
         "human", else themselves (see the module doc)."""
