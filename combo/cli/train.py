@@ -79,13 +79,14 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
                            name=name or Path(out).stem, objective=objective, output=output)
     options.check()
     _check_testbeds(testbeds, testbed_path, cv_by, folds)
-    objective_given = click.get_current_context().get_parameter_source("objective") != ParameterSource.DEFAULT
+    given = _typed({"--min-diff": min_diff, "--objective": objective, "--regressor": regressor,
+                    "--inner-folds": inner_folds})
     if method != "auto":  # before scoring, where the method is known already
-        _refuse_unread(method, min_diff, objective if objective_given else None)
+        _refuse_unread(method, given)
     sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=not quiet, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     options = options.resolved(data.pairs.kind)
-    _refuse_unread(options.method, min_diff, objective if objective_given else None)
+    _refuse_unread(options.method, given)
     if options.method == "direct" and data.pairs.kind == "rankings" and all(tb.scores for tb in testbeds):
         raise OptionError("--method direct searches weights over absolute human scores; with --judgments auto it "
                           "reads these test beds' relative rankings (fix: add --judgments scores, since they have "
@@ -102,6 +103,13 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
         click.echo(_document(model, cv, report, data, testbeds, out), nl=False)
     else:
         click.echo(_text(model, cv, report, data, testbeds, out, metric_set, set_notes, bool(metrics)), nl=False)
+
+
+def _typed(values: dict) -> dict:
+    """The options among ``values`` (option -> value) that the user typed, not left at their defaults."""
+    context = click.get_current_context()
+    return {option: value for option, value in values.items()
+            if context.get_parameter_source(option[2:].replace("-", "_")) not in (ParameterSource.DEFAULT, None)}
 
 
 def _check_folds(folds: int, inner_folds: int) -> None:
@@ -190,17 +198,32 @@ def _text(model, cv, report, data, testbeds, out: str, metric_set, set_notes: Li
     return "\n".join(lines) + "\n"
 
 
-def _refuse_unread(method: str, min_diff: Optional[float], objective: Optional[str]) -> None:
-    """One error line for an option given that ``method`` does not read: --min-diff under direct (it reads no
-    pairs), --objective under any other method."""
-    if method == "direct" and min_diff is not None:
-        raise OptionError(f"--min-diff {min_diff:g} sets the pairs that pairwise-lr learns from; --method direct "
-                          "searches weights over every judged candidate and reads no pairs (fix: leave --min-diff "
-                          "out, or use --method pairwise-lr)")
-    if method != "direct" and objective is not None:
-        raise OptionError(f"--objective {objective} is what --method direct maximises; --method {method} "
-                          "reads no objective (fix: leave --objective out, or use --method direct on absolute "
-                          "scores)")
+#: Options that only some methods read: option -> (the methods that read it, what it sets, what the others read
+#: none of, the method to use instead).
+_READ_BY = {
+    "--min-diff": (("pairwise-lr",), "sets the pairs that pairwise-lr learns from", "pairs", "pairwise-lr"),
+    "--objective": (("direct",), "is what --method direct maximises", "objective", "direct on absolute scores"),
+    "--regressor": (("regression",), "is the learner of --method regression", "regressor", "regression"),
+    "--inner-folds": (("pairwise-lr", "regression"), "choose pairwise-lr's C or regression's alpha",
+                      "inner folds", "pairwise-lr or regression"),
+}
+
+
+def _refuse_unread(method: str, given: dict) -> None:
+    """One error line for an option given that ``method`` does not read (``given``: option -> value, for the
+    options the user typed): --min-diff outside pairwise-lr, --objective outside direct, --regressor outside
+    regression, --inner-folds under direct and ulc."""
+    for option, value in given.items():
+        readers, meaning, noun, instead = _READ_BY[option]
+        if method in readers:
+            continue
+        shown = f"{value:g}" if isinstance(value, float) else value
+        if option == "--min-diff" and method == "direct":
+            raise OptionError(f"--min-diff {shown} sets the pairs that pairwise-lr learns from; --method direct "
+                              "searches weights over every judged candidate and reads no pairs (fix: leave "
+                              "--min-diff out, or use --method pairwise-lr)")
+        raise OptionError(f"{option} {shown} {meaning}; --method {method} reads no {noun} "
+                          f"(fix: leave {option} out, or use --method {instead})")
 
 
 def _judged(data, k: int):
