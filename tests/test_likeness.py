@@ -1,5 +1,7 @@
 """KING and ORANGE: hand-worked cases, KING against its definition, ORANGE ranks against scipy, bad input."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from scipy.stats import rankdata
@@ -7,6 +9,7 @@ from scipy.stats import rankdata
 from combo.meta.queen import TRIPLES, min_references, queen
 from combo.errors import InputError, OptionError
 from combo.meta.likeness import (
+    exact_mean_of_means,
     king,
     king_segment,
     king_segment_naive,
@@ -105,9 +108,27 @@ def test_triple_convention_changes_king_at_four_references():
     rng = np.random.default_rng(31)
     segments = [(rng.random((2, 5, 4)), rng.random((2, 4, 4))) for _ in range(60)]
     values = {t: king(segments, t).value for t in TRIPLES}
-    for t in TRIPLES:
-        assert values[t] == np.mean([king_segment_naive(c, r, t) for c, r in segments])
+    for t in TRIPLES:  # the mean of the segments' exact shares (wins of 4 references), rounded once
+        wins = [round(king_segment_naive(c, r, t) * 4) for c, r in segments]
+        assert values[t] == float(sum(Fraction(w, 4) for w in wins) / len(wins))
     assert len(set(values.values())) == 3
+
+
+def test_king_means_carry_no_float_noise():
+    """A segment's KING is a fraction of its references, so the mean over segments is a rational number:
+    summed in float64 it printed 0.17500000000000002 for 7/40; it is now that number rounded once."""
+    segments = [np.array([0.5, 0, 0, 0, 0, 0, 0]), np.array([0.5, 1, 0.5, 0.5, 1, 1, 0.5, 0.5]),
+                np.array([1.0, 0, 1, 1, 0, 0.5]), np.array([0.5, 0, 1, 1, 1, 0, 0, 1]), np.array([0.5, 0, 0, 0.5]),
+                np.array([0.5, 0, 0, 0, 0, 1]), np.array([0.5, 0, 0.5, 1, 0.5, 0.5])]
+    exact = sum(Fraction(float(c.sum())) / len(c) for c in segments) / len(segments)
+    assert exact == Fraction(61, 147)
+    assert exact_mean_of_means(segments) == float(exact) == 0.41496598639455784
+    assert float(np.mean([c.mean() for c in segments])) == 0.4149659863945578  # the float64 sum's last digit
+    rng = np.random.default_rng(31)
+    result = king([(rng.random((2, 5, 4)), rng.random((2, 4, 4))) for _ in range(40)])
+    wins = [round(s.king * 4) for s in result.segments]
+    assert result.value == float(Fraction(sum(wins), 4 * len(wins)))
+    assert result.value_with_ties("count") == result.value
 
 
 def test_king_invariant_to_monotone_transforms_and_duplicates():

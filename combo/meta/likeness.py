@@ -34,6 +34,7 @@ memory budget, on workers or Dask, with progress.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -124,9 +125,9 @@ class KingResult(SkippedSegments):
         """KING of the same counts under another tie rule (``count``, ``half``, ``strict``), without recounting."""
         check_king_ties(ties)
         weight = {"count": 0.0, "half": 0.5, "strict": 1.0}[ties]
-        values = [float((s.human_like.astype(float) - weight * s.tied).mean())
-                  for s in self.segments if s is not None and s.tied is not None]
-        return float(np.mean(values)) if values else float("nan")
+        credits = [s.human_like.astype(float) - weight * s.tied
+                   for s in self.segments if s is not None and s.tied is not None]
+        return exact_mean_of_means(credits)
 
     @property
     def segment_sample(self) -> bool:
@@ -143,6 +144,18 @@ class KingResult(SkippedSegments):
 
         half = float(norm.ppf(0.5 + confidence / 2)) * self.stderr
         return self.value - half, self.value + half
+
+
+def exact_mean_of_means(credits: Sequence[np.ndarray]) -> float:
+    """The mean over segments of each segment's mean credit, summed in exact fractions and rounded once.
+
+    A credit is 0, 1/2 or 1 (exact in binary), so a KING of 7/40 is 0.175,
+    where summing the rounded segment shares in float64 gives
+    0.17500000000000002. Segments with no credit (NaN) are left out; NaN when
+    none is left.
+    """
+    shares = [Fraction(float(c.sum())) / len(c) for c in credits if len(c) and np.isfinite(c).all()]
+    return float(sum(shares, Fraction(0)) / len(shares)) if shares else float("nan")
 
 
 def king_segment(cand_ref, ref_ref, triples: str = "distinct",
@@ -292,7 +305,8 @@ def king_merge(plan: KingPlan, results: Sequence[List[Tuple[int, KingSegment]]])
             out.segments[i] = seg_result
             out.per_segment[i] = seg_result.king
     if out.n_used:
-        out.value = float(np.nanmean(out.per_segment))
+        out.value = exact_mean_of_means([s.credit if s.credit is not None else np.array([s.king])
+                                         for s in out.segments if s is not None])
         out.stderr = _held_out_stderr(out)
     return out
 
