@@ -23,7 +23,7 @@ import numpy as np
 import combo
 from combo.combine.learn import DARR_FRACTION, TrainOptions, fit_model, training_data
 from combo.evaluate import MetaEvaluator, search_metric_sets
-from combo.meta.wmt23 import average_clusters, significance_clusters
+from combo.meta.wmt23 import TaskRanking, average_clusters, significance_clusters
 from combo.normalise import minmax_normalise
 from combo.scoring import ScoreTable
 
@@ -126,6 +126,12 @@ def run_direction(data: Dict[str, tuple], train_lp: str, test_lp: str, include_h
 def wmt_clusters(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) -> Dict[str, Dict[str, int]]:
     """mt-metrics-eval's significance clusters (permutation tests, early stopping) of the main entries (``names``,
     default :data:`CLUSTERED`) on each WMT23 statistic of the test pair, and of their average."""
+    return {task: {m: int(r.rank_of(m)) for m in r.metrics}
+            for task, r in wmt_rankings(ev, table, seed, names).items()}
+
+
+def wmt_rankings(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) -> Dict[str, TaskRanking]:
+    """The rankings behind :func:`wmt_clusters`, each task's and the average's, with their p-values."""
     names = CLUSTERED if names is None else names
     keep = ev.system_mask
     human = ev.human[keep]
@@ -139,9 +145,8 @@ def wmt_clusters(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) ->
                 significance_clusters("sys_pearson", sys_, human_sys, seed=seed),
                 significance_clusters("seg_pearson", seg, human, seed=seed),
                 significance_clusters("seg_acc_eq", seg, human, seed=seed)]
-    out = {r.task: {m: int(r.rank_of(m)) for m in r.metrics} for r in rankings}
-    avg = average_clusters(rankings)
-    out["average"] = {m: int(avg.rank_of(m)) for m in avg.metrics}
+    out = {r.task: r for r in rankings}
+    out["average"] = average_clusters(rankings)
     return out
 
 
