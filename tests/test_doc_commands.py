@@ -136,6 +136,14 @@ SLOW = {
     "--format csv --out de-en.csv": "WMT12 de-en, 48,000 rows",
     "combo score --testbed ../shared/data/flickr8k --testbed-option judgments=expert -m cider -m meteor "
     "--format json": "CIDEr-D and METEOR over Flickr8k",
+    "combo score --testbed ../shared/data/wmt23 --lp he-en -m @heterogeneous --level segment -j 2":
+        "37 metrics over WMT23 he-en's 24,830 candidates: 2 minutes cold (docs/results/wmt23-heterogeneous.md)",
+    "combo train --testbed ../shared/data/wmt23 --lp he-en -m mtme:XCOMET-XL mtme:XCOMET-XXL mtme:MetricX-23 "
+    "mtme:MetricX-23-QE mtme:COMET mtme:BLEURT-20 mtme:CometKiwi chrf bleu --name wmt23-heterogeneous "
+    "--out docs/results/wmt23-heterogeneous-model.json": "a weight search over 9 inputs on WMT23 he-en, 11 fits (20 s)",
+    "combo train --testbed ../shared/data/wmt23 --lp he-en -m mtme:XCOMET-XL mtme:XCOMET-XXL mtme:MetricX-23 "
+    "mtme:MetricX-23-QE mtme:COMET mtme:BLEURT-20 mtme:CometKiwi chrf bleu --out he-en.json":
+        "a weight search over 9 inputs on WMT23 he-en, 11 fits (20 s)",
 }
 
 #: Commands whose documented output is not what the suite's run prints, and why (their figures are not compared).
