@@ -23,8 +23,8 @@ from combo.evaluate import MetaEvaluator
 from combo.scoring import ScoreTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt23_transfer import (CRITERIA, LPS, TASK_OF, TITLES, arguments, cell, entry_table, model_entry,  # noqa: E402
-                            results_head, scored_pairs, wmt_clusters)
+from wmt23_transfer import (CRITERIA, LPS, TASK_OF, TITLES, arguments, cell, entry_results,  # noqa: E402
+                            entry_table, model_entry, results_head, scored_pairs, wmt_clusters)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "results" / "combo-wmt23.md"
@@ -85,15 +85,7 @@ def run_direction(data, inputs: List[str], train_lp: str, test_lp: str, n_resamp
         entries[f"tuned: {label}"] = model_entry(model, select(test_table, inputs))
     table = entry_table(test_table, entries)
     ev = MetaEvaluator(test_tb, table)
-    results = {}
-    for k, name in enumerate(table.metrics):
-        row = {}
-        for c in CRITERIA:
-            q = ev.quality([k], c)
-            if c not in ("wmt23", "sys_accuracy") and n_resamples:
-                q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
-            row[c] = {"value": q.value, "low": q.low, "high": q.high}
-        results[name] = row
+    results = entry_results(ev, table, n_resamples, seed)
     return {"train": train_lp, "test": test_lp, "systems": int(ev.system_mask.sum()), "chosen": chosen,
             "models": models, "results": results,
             "clusters": wmt_clusters(ev, table, seed, [BASELINE, f"tuned: {chosen}", "mtme:XCOMET-XXL",

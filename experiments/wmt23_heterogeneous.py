@@ -36,8 +36,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "benchmarks"))
 from bench_stream import cold_env, timed  # noqa: E402
 from combo_wmt23 import select  # noqa: E402
-from wmt23_transfer import (CRITERIA, ROOT, TASK_OF, TITLES, arguments, cell, entry_table,  # noqa: E402
-                            results_head, wmt_clusters, wmt_rankings)
+from wmt23_transfer import (CRITERIA, ROOT, TASK_OF, TITLES, arguments, cell, entry_results,  # noqa: E402
+                            entry_table, results_head, wmt_clusters, wmt_rankings)
 
 PAGE = ROOT / "docs" / "results" / "wmt23-heterogeneous.md"
 LP = "he-en"
@@ -149,15 +149,7 @@ def run(data: Path, n_resamples: int, seed: int, cache: Optional[Path]) -> dict:
         print(f"{input_set}: {time.time() - started:.0f} s", flush=True)
     combined = entry_table(table, entries)
     ev = MetaEvaluator(tb, combined)
-    results = {}
-    for k, name in enumerate(combined.metrics):
-        row = {}
-        for c in CRITERIA:
-            q = ev.quality([k], c)
-            if c not in ("wmt23", "sys_accuracy") and n_resamples:
-                q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
-            row[c] = {"value": q.value, "low": q.low, "high": q.high}
-        results[name] = row
+    results = entry_results(ev, combined, n_resamples, seed)
     print(f"statistics: {time.time() - started:.0f} s", flush=True)
     tests = {method: {input_set: paired_test(ev, combined, entry_name(REFERENCE_SET, method),
                                              entry_name(input_set, method), seed)

@@ -108,19 +108,26 @@ def run_direction(data: Dict[str, tuple], train_lp: str, test_lp: str, include_h
             entries["tuned: default, normalised on the test pair's scores"] = model_entry(model, test_table, True)
     table = entry_table(test_table, entries)
     ev = MetaEvaluator(test_tb, table, include_human=include_human)
+    results = entry_results(ev, table, n_resamples, seed)
+    clusters = wmt_clusters(ev, table, seed) if not include_human else None
+    return {"train": train_lp, "test": test_lp, "include_human": include_human,
+            "systems": int(ev.system_mask.sum()), "greedy_set": found.selected, "models": models,
+            "results": results, "clusters": clusters}
+
+
+def entry_results(ev: MetaEvaluator, table: ScoreTable, n_resamples: int, seed: int) -> Dict[str, dict]:
+    """Each entry's value on each of :data:`CRITERIA`, with its bootstrap interval (``n_resamples`` resamples of
+    whole segments or systems) where combo resamples the statistic (not the average or system accuracy)."""
     results = {}
     for k, name in enumerate(table.metrics):
         row = {}
         for c in CRITERIA:
             q = ev.quality([k], c)
-            if c != "wmt23" and c != "sys_accuracy" and n_resamples:
+            if c not in ("wmt23", "sys_accuracy") and n_resamples:
                 q = ev.with_interval(q, n_resamples=n_resamples, seed=seed)
             row[c] = {"value": q.value, "low": q.low, "high": q.high}
         results[name] = row
-    clusters = wmt_clusters(ev, table, seed) if not include_human else None
-    return {"train": train_lp, "test": test_lp, "include_human": include_human,
-            "systems": int(ev.system_mask.sum()), "greedy_set": found.selected, "models": models,
-            "results": results, "clusters": clusters}
+    return results
 
 
 def wmt_clusters(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) -> Dict[str, Dict[str, int]]:
