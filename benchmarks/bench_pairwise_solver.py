@@ -13,7 +13,7 @@ Solvers, each on one BLAS thread (as training runs), tol 1e-10:
   for this comparison): Newton steps on the P pairs once (both signs of a
   pair have the same loss), backtracking, stopped when half the Newton
   decrement falls below tol times the objective; also with tol 1e-16;
-* combo now (``combo.combine.learn._fit_logistic``): scikit-learn's
+* combo now (``combo.combine.training.estimators._fit_logistic``): scikit-learn's
   ``newton-cholesky`` on the P pairs, every other difference negated and
   labelled 0, at 2C: the same objective with half the rows;
 * scikit-learn ``LogisticRegression(C, fit_intercept=False)`` with
@@ -98,7 +98,7 @@ def newton_solver(tol):
 
 
 def combo_solver(d, C):
-    from combo.combine.learn import _fit_logistic
+    from combo.combine.training.estimators import _fit_logistic
 
     w, _, converged = _fit_logistic(d, C)
     return w, converged
@@ -163,7 +163,7 @@ def main(argv=None):
     from sklearn.model_selection import GroupKFold
     from threadpoolctl import threadpool_limits
 
-    from combo.combine.learn import DEFAULT_CS
+    from combo.combine.training import DEFAULT_CS
 
     specs = CONFIGS[args.config]
     data = wmt12_training_data(args)

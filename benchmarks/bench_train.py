@@ -6,7 +6,7 @@ human preference (label 1) and their negations (label 0), C chosen among
 0.001 ... 1000 by 5-fold GroupKFold over segments maximising the held-out WMT
 Kendall (ties discordant), then one fit on all pairs.
 
-* combo: ``combo.combine.learn.fit_model`` (the whole of ``combo train`` after
+* combo: ``combo.combine.training.fit_model`` (the whole of ``combo train`` after
   scoring: normalisation, C search, final fit; scikit-learn's newton-cholesky
   on the pairs once, every other difference negated at 2C, since the two
   signs have the same loss; ``bench_pairwise_solver.py`` compares solvers).
@@ -78,7 +78,7 @@ def wmt12_arguments(description: str, argv=None) -> argparse.Namespace:
 def wmt12_training_data(args: argparse.Namespace):
     """The four WMT12 into-English test beds scored with the chosen feature set, as training data."""
     from combo import score_testbed
-    from combo.combine.learn import training_data
+    from combo.combine.training import training_data
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 
     os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
@@ -93,7 +93,8 @@ def main(argv=None):
 
     from threadpoolctl import threadpool_limits
 
-    from combo.combine.learn import DEFAULT_CS, TrainOptions, _features, fit_model
+    from combo.combine.training import DEFAULT_CS, TrainOptions, fit_model
+    from combo.combine.training.data import _features
     from combo.combine.ulc import fit_minmax
 
     specs = CONFIGS[args.config]

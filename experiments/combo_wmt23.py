@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Dict, List
 
 
-from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data, training_report
+from combo.combine.training import TrainOptions, cross_validate, fit_model, training_data, training_report
 from combo.evaluate import MetaEvaluator
 from combo.scoring import ScoreTable
 

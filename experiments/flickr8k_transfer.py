@@ -86,7 +86,7 @@ def interval(values_per_method, experts, n_resamples, seed):
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.learn import TrainOptions, fit_model, training_data
+    from combo.combine.training import TrainOptions, fit_model, training_data
     from combo.combine.ulc import ulc
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
     from combo.io.flickr8k import read_flickr8k

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from combo import load_testbed, score_testbed
-from combo.combine.learn import TrainOptions, train_model
+from combo.combine.training import TrainOptions, train_model
 from combo.io.mutt import read_mutt, select_trials
 from combo.io.mutt_released import COMBO_NAMES, RELEASED_KINDS, read_released, read_released_results
 from combo.meta.mutt import RELEASED_RULES, TIE_TOLERANCE, released_passes

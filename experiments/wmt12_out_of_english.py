@@ -82,7 +82,7 @@ def tabulate(evals, lps, rows, args):
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data
+    from combo.combine.training import TrainOptions, cross_validate, fit_model, training_data
     from combo.combine.ulc import ulc
     from combo.io import read_wmt12
 

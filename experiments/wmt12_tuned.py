@@ -101,7 +101,7 @@ class PairEvaluation:
     """Judgments of one test pair: preference pairs over table rows and human system scores."""
 
     def __init__(self, lp, testbed, table):
-        from combo.combine.learn import pairs_from_testbed
+        from combo.combine.training import pairs_from_testbed
         from combo.evaluate import MetaEvaluator
 
         self.lp = lp
@@ -120,7 +120,7 @@ def single_scores(table, k):
 
 def best_single_on(evals, tables, lps, n_metrics):
     """Index of the metric with the best mean WMT12 Kendall (ties discordant) over the pairs ``lps``."""
-    from combo.combine.learn import pair_kendall
+    from combo.combine.training import pair_kendall
 
     taus = [np.mean([pair_kendall(single_scores(tables[lp], k)[0], evals[lp].pairs).value for lp in lps])
             for k in range(n_metrics)]
@@ -268,14 +268,14 @@ def parse_args(description, argv=None, data=None, data_help="WMT12 folder (wmt12
 
 def fit_on_other_pairs(testbeds, tables, lps, lp):
     """The tuned metric (pairwise LR, default options) trained on every pair of ``lps`` except ``lp``."""
-    from combo.combine.learn import TrainOptions, fit_model, training_data
+    from combo.combine.training import TrainOptions, fit_model, training_data
 
     return fit_model(training_data([(testbeds[o], tables[o]) for o in lps if o != lp], "testbed"), TrainOptions())
 
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data
+    from combo.combine.training import TrainOptions, cross_validate, fit_model, training_data
     from combo.combine.ulc import ulc
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 

@@ -23,7 +23,7 @@ from sklearn.model_selection import GroupKFold
 
 import combo
 from combo.metrics.sets import SEARCH as SEARCH_METRICS  # the @search set
-from combo.combine.learn import DARR_FRACTION, TrainOptions, train_model
+from combo.combine.training import DARR_FRACTION, TrainOptions, train_model
 from combo.combine.search import search
 from combo.combine.ulc import ulc
 from combo.meta.correlation import correlation_values

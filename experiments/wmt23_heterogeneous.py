@@ -20,14 +20,13 @@ import os
 import sys
 import time
 import warnings
-from dataclasses import replace
 from pathlib import Path
 from typing import Dict, List, Optional
 
 import numpy as np
 
 import combo
-from combo.combine.learn import TrainOptions, cross_validate, fit_model, training_data
+from combo.combine.training import TrainOptions, cross_validate, fit_model, training_data
 from combo.evaluate import MetaEvaluator
 from combo.metrics.sets import HETEROGENEOUS, LEXICAL
 

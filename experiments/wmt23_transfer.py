@@ -21,7 +21,7 @@ from typing import Dict, List
 import numpy as np
 
 import combo
-from combo.combine.learn import DARR_FRACTION, TrainOptions, fit_model, training_data
+from combo.combine.training import DARR_FRACTION, TrainOptions, fit_model, training_data
 from combo.evaluate import MetaEvaluator, search_metric_sets
 from combo.meta.wmt23 import TaskRanking, average_clusters, significance_clusters
 from combo.normalise import minmax_normalise

@@ -1,4 +1,4 @@
-"""Training for absolute judgments: the objectives of ``combo.combine.objective`` against their definitions, the
+"""Training for absolute judgments: the objectives of ``combo.meta.objectives`` against their definitions, the
 weight search, the pair thresholds by judgment type, ``combo train``'s options and outputs, on hand-made grids
 and on WMT23 MQM (en-de, he-en)."""
 
@@ -15,8 +15,9 @@ import combo
 from combo import OptionError
 from combo import example_path
 from combo.cli import main
-from combo.combine.learn import default_min_diff
-from combo.combine.objective import JudgedBlock, calibrate, objective_value, search_weights, wmt23_statistics
+from combo.combine.training import calibrate, default_min_diff, search_weights
+from combo.meta.objectives import (JudgedBlock, Objective, get_objective, objective_value, registered_objective,
+                                   wmt23_statistics)
 from combo.meta.wmt23 import seg_acc_eq, wmt23_average, wmt23_tasks
 from combo.metrics.tuned import load_model
 
@@ -142,7 +143,8 @@ def _noise_problem(seed, n_sys=6, n_seg=40, pairs=2):
 def test_search_drops_a_noise_column(objective):
     X, blocks = _noise_problem(0)
     found = search_weights(X, blocks, objective)
-    assert found.objective == objective and found.evaluations > 1
+    assert found.objective == {"acc_eq": "seg_acc_eq"}.get(objective, objective)  # the old spelling's name today
+    assert found.evaluations > 1
     assert np.all(found.weights >= 0) and found.weights.sum() == pytest.approx(1.0)
     assert found.value == pytest.approx(objective_value(blocks, X @ found.weights, objective), abs=1e-12)
     assert found.uniform_value == pytest.approx(objective_value(blocks, X.mean(axis=1), objective), abs=1e-12)
@@ -233,8 +235,8 @@ def _one_line_error(res, *expected):
 
 
 @pytest.mark.parametrize("option, value, expected", [
-    ("--objective", "nope", "Invalid value for '--objective': 'nope' is not one of 'wmt23', 'acc_eq', "
-                            "'seg_pearson', 'seg_kendall'"),
+    ("--objective", "nope", "Invalid value for '--objective': 'nope' is not one of 'wmt23', 'seg_acc_eq', "
+                            "'seg_pearson', 'seg_kendall', 'acc_eq'"),
     ("--min-diff", "-1", "Invalid value for '--min-diff'"),
     ("--output", "nope", "Invalid value for '--output': 'nope' is not one of 'auto', 'human', 'linear', 'sigmoid'"),
 ])
@@ -400,7 +402,7 @@ def test_model_file_without_output_loads_as_sigmoid(path):
 
 @pytest.fixture(scope="module")
 def example_scores():
-    from combo.combine.learn import training_data
+    from combo.combine.training import training_data
 
     tb = combo.load_testbed("example")
     table = combo.score_testbed(tb, ["bleu", "chrf", "ter"])
@@ -411,7 +413,7 @@ def test_direct_searches_the_objective_it_is_given(example_scores):
     """A direct search that always maximised wmt23 passed every test. With --objective seg_pearson the recorded
     value is scipy's Pearson of the model's own scores with the adequacy scores, and it beats the Pearson of the
     weights searched for wmt23."""
-    from combo.combine.learn import TrainOptions, fit_model
+    from combo.combine.training import TrainOptions, fit_model
 
     _, _, data = example_scores
     judged = np.isfinite(data.targets)
@@ -441,7 +443,7 @@ def test_pairwise_lr_on_absolute_scores_outputs_the_human_scale(example_scores, 
 def test_the_cross_validated_table_orients_a_lower_is_better_metric(example_scores):
     """The table's single-metric rows read TER's own system scores negated (lower is better); left as they are,
     every test passed. Against scipy on TER's corpus scores and each system's mean adequacy."""
-    from combo.combine.learn import TrainOptions, fit_and_cross_validate, training_report
+    from combo.combine.training import TrainOptions, fit_and_cross_validate, training_report
 
     tb, table, data = example_scores
     options = TrainOptions(method="direct")
@@ -452,3 +454,33 @@ def test_the_cross_validated_table_orients_a_lower_is_better_metric(example_scor
     ter = table.system[table.metrics.index("ter")]
     assert got == pytest.approx(pearsonr(np.negative(ter), human)[0], abs=1e-12)
     assert got > 0  # TER agrees with adequacy once lower is read as better
+
+
+def test_a_toy_objective_registered_in_one_place_is_offered_trained_for_and_recorded(tmp_path):
+    """An objective is one record: registered once, it is in train --help and --objective's choices, training
+    maximises it, and the model file records it; the old spelling acc_eq trains for seg_acc_eq."""
+    def worst_system_pearson(blocks, stats):  # any function of the block statistics
+        return float(min(s["sys_pearson"] for s in stats))
+
+    toy = Objective("toy_min_sys_pearson", "the lowest system Pearson over the training pairs", ("sys_pearson",),
+                    worst_system_pearson)
+    with registered_objective(toy):
+        shown = " ".join(CliRunner().invoke(main, ["train", "--help"]).output.split())
+        assert "toy_min_sys_pearson: the lowest system Pearson" in shown
+        out = tmp_path / "toy.json"
+        res = CliRunner().invoke(main, ["train", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter",
+                                        "--judgments", "scores", "--objective", "toy_min_sys_pearson", "--folds", "0",
+                                        "-q", "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        est = json.loads(out.read_text())["training"]["estimator"]
+        assert est["objective"] == "toy_min_sys_pearson" and est["objective_value"] >= est["uniform_value"]
+        assert "weights searched for toy_min_sys_pearson" in CliRunner().invoke(main, [
+            "train", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter", "--judgments", "scores",
+            "--objective", "toy_min_sys_pearson", "--folds", "0", "--out", str(tmp_path / "toy2.json")]).output
+    assert "toy_min_sys_pearson" not in CliRunner().invoke(main, ["train", "--help"]).output
+    with pytest.raises(OptionError, match="unknown objective 'toy_min_sys_pearson'"):
+        get_objective("toy_min_sys_pearson")
+    with pytest.raises(ValueError, match="the name 'acc_eq' is taken"):
+        with registered_objective(Objective("acc_eq", "a clash", ("seg_acc_eq",), worst_system_pearson)):
+            pass
+    assert get_objective("acc_eq") is get_objective("seg_acc_eq")

@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import combo
 from combo import example_path
-from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
+from combo.combine.training import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
                                  preference_rows, train_model, training_data)
 from combo.normalise import minmax_normalise
 from combo.meta.pairwise import wmt_kendall

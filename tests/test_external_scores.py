@@ -94,7 +94,7 @@ def test_missing_scores_are_counted_and_left_out(tmp_path):
 
 
 def test_a_model_refers_to_external_scores_by_name_and_applies_to_another_pair(tmp_path):
-    from combo.combine.learn import train_model
+    from combo.combine.training import train_model
 
     src = _evalset(tmp_path / "a", lp="en-de", ref="refA")
     tb = load_testbed(src)

@@ -69,7 +69,7 @@ def test_english_text_and_unknown_language_are_not_checked():
 
 
 def test_a_tuned_metric_reads_what_all_its_components_read(tmp_path):
-    from combo.combine.learn import TrainOptions, train_model
+    from combo.combine.training import TrainOptions, train_model
 
     tb = load_testbed(example_path())
     for specs, expected in ((["bleu", "rouge-l"], ("en",)), (["bleu", "chrf"], ())):

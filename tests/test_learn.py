@@ -12,8 +12,9 @@ import combo
 from combo import InputError, OptionError, Preference, Score, Segment, Testbed, load_testbed, score_testbed
 from combo import example_path
 from combo.cli import main
-from combo.combine.learn import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
-                                 _fit_logistic, _grouped_folds, cross_validate, fit_model,
+from combo.combine.training.estimators import _fit_logistic, _grouped_folds
+from combo.combine.training import (PairwiseLogisticRanker, RegressionCombiner, TrainOptions, UniformCombiner,
+                                 cross_validate, fit_model,
                                  pair_kendall, pairs_from_testbed, preference_pairs, targets_from_testbed,
                                  train_model, training_data)
 from combo.combine.ulc import ulc

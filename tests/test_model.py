@@ -12,7 +12,7 @@ import combo
 from combo import InputError, OptionError, get_metric, load_model, load_testbed, score_testbed
 from combo import example_path
 from combo.cli import main
-from combo.combine.learn import train_model
+from combo.combine.training import train_model
 from combo.combine.ulc import minmax_normalise
 from combo.metrics.tuned import FORMAT_VERSION, MetricEntry, TunedMetric, TunedModel
 from combo.scoring import resolve_metric

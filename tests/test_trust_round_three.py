@@ -210,7 +210,7 @@ def test_training_on_degenerate_judgments_trains_on_what_informs_it_or_refuses(p
 
     import combo
     from combo import InputError, OptionError
-    from combo.combine.learn import TrainOptions, train_model
+    from combo.combine.training import TrainOptions, train_model
     from combo.testbed import Score
 
     tb = combo.load_testbed("example")

@@ -11,12 +11,13 @@ import click
 from click.core import ParameterSource
 
 from ..errors import InputError, OptionError
+from ..meta.objectives import objective_names, objective_records
 from ..metrics.registry import is_model_file
 from ..metrics.sets import expand_metric_sets, training_default
-from ..metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, OBJECTIVES, OUTPUT_CHOICES, REGRESSORS
+from ..metrics.tuned import CV_BY, JUDGMENTS, METHOD_NAMES, NORMALISE, OUTPUT_CHOICES, REGRESSORS
 from .meta_evaluation import language_pairs
-from .options import Choice, MetricsOption, jobs_option, load_testbed, metric_list, score_cache_option, \
-    testbed_options
+from .options import (Choice, MetricsOption, RegistryChoice, RegistryHelpOption, jobs_option, load_testbed,
+                      metric_list, score_cache_option, testbed_options)
 from .output import check_outputs, format_value, json_text
 
 
@@ -29,9 +30,10 @@ from .output import check_outputs, format_value, json_text
               help="direct: weights searched for --objective (absolute judgments: MQM, DA); pairwise-lr: pairwise "
                    "logistic ranking (DiscoTK); regression on scores; ULC. auto: direct on absolute judgments, "
                    "pairwise-lr on rankings.")
-@click.option("--objective", type=Choice(tuple(OBJECTIVES)), default="wmt23", show_default=True,
-              help="What --method direct maximises on the training judgments: " + "; ".join(
-                  f"{k}: {v}" for k, v in OBJECTIVES.items()) + ".")
+@click.option("--objective", cls=RegistryHelpOption, type=RegistryChoice(objective_names), default="wmt23",
+              show_default=True, help_from=lambda: "What --method direct maximises on the training judgments: "
+              + "; ".join(f"{o.name}: {o.meaning}" + (f" (also {', '.join(o.aliases)})" if o.aliases else "")
+                          for o in objective_records()) + ".")
 @click.option("--output", type=Choice(OUTPUT_CHOICES), default="auto", show_default=True,
               help="Segment score: human (w.x + b fitted to the training judgments' scale, clipped to their "
                    "range), linear (w.x + b), or sigmoid (DiscoTK's, saturates). auto: human on absolute "
@@ -66,7 +68,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
 
     Several language pairs of one folder train one model: --lp cs-en,de-en,es-en.
     """
-    from ..combine.learn import TrainOptions, fit_and_cross_validate, training_data, training_report
+    from ..combine.training import TrainOptions, fit_and_cross_validate, training_data, training_report
     from ..metrics.releases import native_inputs
     from ..metrics.tuned import save_text
     from ..scoring import score_testbed

@@ -2,7 +2,7 @@
 KING shares, lives in :mod:`combo.meta.queen` and is re-exported here as a combination scheme.
 
 ``combo.combine.ulc(scores, higher_is_better)`` and ``mean_rank`` are the functions (their module is
-:mod:`combo.combine.ulc`); the learners are in :mod:`combo.combine.learn` (imports scikit-learn).
+:mod:`combo.combine.ulc`); the learners are in :mod:`combo.combine.training` (imports scikit-learn).
 """
 
 from ..meta.queen import (

@@ -5,7 +5,7 @@ never touch text. Lower-is-better metrics (error rates) are flipped so that
 every normalised metric is higher-is-better.
 
 :func:`~combo.normalise.minmax_normalise` is the one min-max normalisation of combo: ULC here,
-the features of learned combinations (:mod:`combo.combine.learn`) and the
+the features of learned combinations (:mod:`combo.combine.training`) and the
 scoring of a model file (:mod:`combo.metrics.tuned`) all call it. Giménez &
 Màrquez (2008, §3.1) normalise each metric by the minimum and maximum score it
 takes in the test bed; fitted on the scores being combined (``combo evaluate

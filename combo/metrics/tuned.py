@@ -1,7 +1,7 @@
 """Tuned-metric model files (JSON, never pickle) and :class:`TunedMetric`, a learned combination used as a metric.
 
 A tuned metric analyses text through its component metrics, so it lives with the metrics (the combinations in
-:mod:`combo.combine` work on score arrays only); :mod:`combo.combine.learn` writes the files,
+:mod:`combo.combine` work on score arrays only); :mod:`combo.combine.training` writes the files,
 :func:`combo.scoring.resolve_metric` and :func:`load_model` read them.
 
 A model is a linear combination of metric segment scores, each min-max
@@ -54,7 +54,7 @@ from .base import Metric, analyser_versions, safe_divide
 
 FORMAT = "combo-tuned-metric"
 FORMAT_VERSION = 1
-#: What ``combo train`` fits (:mod:`combo.combine.learn`), kept here so that the command line reads them
+#: What ``combo train`` fits (:mod:`combo.combine.training`), kept here so that the command line reads them
 #: without importing scikit-learn: methods, regressors of ``regression``, the judgments trained on, how the
 #: features are normalised and how training is cross-validated.
 METHOD_NAMES = ("auto", "pairwise-lr", "direct", "regression", "ulc")
@@ -66,15 +66,6 @@ CV_BY = ("segment", "testbed")
 METHODS = ("pairwise-lr", "direct") + tuple(f"regression-{r}" for r in REGRESSORS) + ("ulc",)
 #: How a model turns its interpolated score into a segment score (see the module doc).
 OUTPUTS = ("linear", "human", "sigmoid")
-#: What a direct weight search (``combo train --method direct --objective``) can maximise, with what each
-#: means (:mod:`combo.combine.objective`).
-OBJECTIVES = {
-    "wmt23": "the WMT23 average of the training pairs (system accuracy pooled; system Pearson, segment Pearson "
-             "and acc_eq per pair)",
-    "acc_eq": "acc_eq grouped by item with tie calibration, the mean over training pairs",
-    "seg_pearson": "segment Pearson without grouping, the mean over training pairs",
-    "seg_kendall": "segment Kendall tau-b without grouping, the mean over training pairs (MetaMetrics-MT's)",
-}
 #: What ``combo train --output`` takes: a model output, or "auto" (human on absolute judgments, linear on
 #: rankings).
 OUTPUT_CHOICES = ("auto", "human", "linear", "sigmoid")
