@@ -588,7 +588,9 @@ class CharacterNgramCounts(NgramCounts):
     (a wide, sparse column space); codes are renumbered densely only when a key would overflow.
     """
 
-    def __init__(self, texts: Sequence[str], max_order: int):  # noqa: D107 (no super call on purpose)
+    def __init__(self, texts: Sequence[str], max_order: int):  # no super().__init__ call, on purpose
+        """Number the characters of ``texts`` (``_CHAR_SLICE`` texts at a time) for n-grams of orders ``1..max_order``;
+        count matrices are built only on demand."""
         self.max_order = max_order
         self.vocabulary = Vocabulary()
         n_texts = len(texts)
@@ -634,6 +636,8 @@ class CharacterNgramCounts(NgramCounts):
         return self._matrices
 
     def _count_matrix(self, text, _position, code, width) -> sparse.csr_matrix:
+        """The CSR count matrix (texts x ``width`` codes) of one order's n-grams, by one sort of the integer keys
+        ``text * width + code``."""
         n_texts = len(self.lengths)
         keys = text * width + code
         keys.sort()

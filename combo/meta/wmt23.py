@@ -206,6 +206,7 @@ def wmt23_average(task_values: Sequence[Tuple[str, float]], weights=None) -> flo
 
 
 def _range_of(task: str) -> Tuple[float, float]:
+    """The value range of a task (named ``"<lp> <kind>"`` or ``"<kind>"``) from :data:`TASK_RANGES`."""
     kind = task.split(" ")[-1]
     if kind not in TASK_RANGES:
         raise OptionError(f"unknown WMT23 task {task!r}; known: {', '.join(TASK_RANGES)}")
@@ -243,9 +244,11 @@ class TaskRanking:
     value_range: Tuple[float, float] = (-1.0, 1.0)
 
     def rank_of(self, metric: str) -> int:
+        """The cluster rank of ``metric``."""
         return int(self.ranks[self.metrics.index(metric)])
 
     def __str__(self) -> str:
+        """One line per metric: rank, name and value, best first."""
         width = max(len(m) for m in self.metrics)
         return "\n".join(f"{r:>2} {m:<{width}} {v:.4f}" for m, v, r in zip(self.metrics, self.values, self.ranks))
 
@@ -359,6 +362,7 @@ def average_clusters(rankings: Sequence[TaskRanking], weights=None, pval: float 
 
 
 def _task_draws(r: TaskRanking, a: str, b: str) -> np.ndarray:
+    """The permutation draws of metrics a and b on one task as ``(draws, 2)`` columns (a, b); empty if none."""
     i, j = r.metrics.index(a), r.metrics.index(b)
     if i < j:
         return r.draws.get((i, j), np.zeros((0, 2)))
@@ -441,6 +445,7 @@ class _ScoresKernel(SignificanceKernel):
     (mt-metrics-eval's ``PermutationSigDiff``)."""
 
     def __init__(self, human, statistic):
+        """A kernel over ``human`` whose ``statistic`` maps ``(batch, cells)`` metric scores to ``(batch,)`` values."""
         self.human = human
         self.statistic = statistic        # (batch, cells) metric values -> (batch,)
 
@@ -473,6 +478,7 @@ class _SegPearson(_ScoresKernel):
     """Segment-level Pearson over all rated cells (``Correlation.Pearson``, no grouping)."""
 
     def __init__(self, human):
+        """The kernel of the rated cells of ``human``, a ``(systems, segments)`` matrix (NaN: unrated)."""
         human = np.asarray(human, dtype=np.float64)
         if human.ndim != 2:
             raise InputError(f"seg_pearson needs (systems, segments) human scores, not shape {human.shape}")
@@ -497,6 +503,7 @@ class _SysPearson(_ScoresKernel):
     """System-level Pearson over the systems with a human score."""
 
     def __init__(self, human):
+        """The kernel of the rated systems of ``human``, a ``(systems,)`` vector (NaN: unrated)."""
         human = np.asarray(human, dtype=np.float64)
         if human.ndim != 1:
             raise InputError(f"sys_pearson needs (systems,) human scores, not shape {human.shape}")
@@ -519,6 +526,7 @@ class _SysAccuracy(_ScoresKernel):
     """System-level pairwise accuracy pooled over language pairs (``CompareMetricsWithGlobalAccuracy``)."""
 
     def __init__(self, human):
+        """The kernel of ``human``: a ``(systems,)`` vector or a list of them, one per language pair."""
         humans = [np.asarray(h, dtype=np.float64) for h in _as_list(human)]
         self.humans = humans
 
@@ -549,6 +557,7 @@ class _SegAccEq(SignificanceKernel):
     """``PairwisePermutationSigDiff``: each pair's outcome (right or not at the metric's own epsilon) swapped."""
 
     def __init__(self, human):
+        """The kernel of every pair of rated cells within a segment of ``human`` (``(systems, segments)``)."""
         human = np.asarray(human, dtype=np.float64)
         if human.ndim != 2:
             raise InputError(f"seg_acc_eq needs (systems, segments) human scores, not shape {human.shape}")
@@ -594,6 +603,7 @@ _KERNELS: Dict[str, Callable[[object], SignificanceKernel]] = {
 # -- internals ----------------------------------------------------------------
 
 def _check_matrices(metric, human):
+    """Both segment-level inputs as float ``(systems, segments)`` matrices of one shape, every rated cell scored."""
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
     if human.ndim != 2 or metric.shape != human.shape:
@@ -607,12 +617,14 @@ def _check_matrices(metric, human):
 
 
 def _as_list(x) -> List[np.ndarray]:
+    """A ``(systems,)`` vector or a list of them (one per language pair) as a list of float arrays."""
     if isinstance(x, (list, tuple)) and len(x) and np.ndim(x[0]) == 1:
         return [np.asarray(v, dtype=np.float64) for v in x]
     return [np.asarray(x, dtype=np.float64)]
 
 
 def _check_sys(metric_sys, human_sys):
+    """The system-level inputs as lists of matching ``(systems,)`` vectors, every rated system scored."""
     metrics, humans = _as_list(metric_sys), _as_list(human_sys)
     if len(metrics) != len(humans):
         raise InputError(f"{len(metrics)} metric vectors for {len(humans)} human vectors (one per language pair)")

@@ -138,11 +138,15 @@ class CHRF(Metric):
     }
 
     def _post_init(self) -> None:
+        """Check that some n-gram order is counted and set ``n_orders`` (character plus word orders)."""
         if self.params["char_order"] + self.params["word_order"] < 1:
             raise OptionError(f"{self.name}: char_order + word_order must be at least 1")
         self.n_orders = self.params["char_order"] + self.params["word_order"]
 
     def analyse(self, texts: Sequence[str]) -> Tuple[CharacterNgramCounts, Optional[SymbolSequences]]:
+        """The texts' character n-grams (white space removed unless ``whitespace``, as sacreBLEU's CHRF) and, for
+        chrF++ (Popović 2017), their word n-grams (:func:`split_punctuation` words); lowercased first with
+        ``lowercase``."""
         p = self.params
         if p["lowercase"]:
             texts = [t.lower() for t in texts]
@@ -154,6 +158,7 @@ class CHRF(Metric):
         return char_counts, word_counts
 
     def _pair_statistics(self, analysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Statistics rows of (hypothesis, reference) text pairs, character orders first, then word orders."""
         char_counts, word_counts = analysis
         parts = [_order_statistics(char_counts, hyp, ref)]
         if word_counts is not None:
@@ -161,6 +166,8 @@ class CHRF(Metric):
         return np.concatenate(parts, axis=1).reshape(len(hyp), 3 * self.n_orders)
 
     def statistics(self, analysis, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
+        """Each row's statistics; with several references, those of the one with the best sentence chrF (the first on
+        ties: sacreBLEU compares ``100 * chrF`` with ``>``)."""
         pairs = ReferencePairs.build(self.name, analysis[0].n_texts, hyp_ids, ref_ptr, ref_ids)
         n_rows = len(hyp_ids)
         stats = self._pair_statistics(analysis, pairs.hyp, pairs.ref)[pairs.inverse]
@@ -176,6 +183,8 @@ class CHRF(Metric):
         return out
 
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        """chrF (Popović 2015, eq. 1) of statistics (:func:`chrf_from_statistics`): an array for rows, a float for
+        one row (a corpus's summed statistics, as sacreBLEU's ``corpus_score``)."""
         p = self.params
         out = chrf_from_statistics(stats, self.n_orders, p["beta"], p["eps_smoothing"])
         return out if np.ndim(stats) > 1 else float(out)
