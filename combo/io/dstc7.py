@@ -47,7 +47,7 @@ from ..errors import InputError
 from ..options import Option, parse_options
 from ..testbed import Score, Segment, Testbed
 from .registry import register_format
-from .text import PathLike, parse_float, parse_int, read_lines, read_table
+from .text import PathLike, check_row_width, parse_float, parse_int, read_lines, read_table
 
 CONTEXT = "dstc7-task2-context.tsv"
 GOLD = "dstc7-task2-gold_responses.tsv"
@@ -294,9 +294,7 @@ def _read_means(path: Path, tb: Testbed, context: Mapping[str, str], responses: 
     skipped = 0
     average: Dict[str, float] = {}
     for lineno, fields in rows:
-        if len(fields) != len(head):
-            raise InputError(f"expected {len(head)} tab-separated fields, found {len(fields)}", path, lineno,
-                             fix="give a value for every system column")
+        check_row_width(fields, head, lineno, path, fix="give a value for every system column")
         iid = fields[0]
         values = [parse_float(v, lineno, path, "mean rating") for v in fields[1:]]
         if iid == "Average":

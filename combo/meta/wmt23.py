@@ -474,18 +474,32 @@ class _ScoresKernel(SignificanceKernel):
         return np.where(np.isfinite(out), out, 0.0)
 
 
-class _SegPearson(_ScoresKernel):
+class _PearsonKernel(_ScoresKernel):
+    """Pearson r over the rated entries of the human scores (NaN: unrated), ``Correlation.Pearson`` unaveraged."""
+
+    task = ""               # the task's name, for errors
+    shape = ""              # the human scores' shape, as errors name it
+    ndim = 0                # and its number of axes
+
+    def __init__(self, human):
+        """The kernel of the rated entries of ``human``, an array of :attr:`shape`."""
+        human = np.asarray(human, dtype=np.float64)
+        if human.ndim != self.ndim:
+            raise InputError(f"{self.task} needs {self.shape} human scores, not shape {human.shape}")
+        self.rated = ~np.isnan(human)
+        h = human[self.rated]
+        super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
+
+
+class _SegPearson(_PearsonKernel):
     """Segment-level Pearson over all rated cells (``Correlation.Pearson``, no grouping)."""
+
+    task, shape, ndim = "seg_pearson", "(systems, segments)", 2
 
     def __init__(self, human):
         """The kernel of the rated cells of ``human``, a ``(systems, segments)`` matrix (NaN: unrated)."""
-        human = np.asarray(human, dtype=np.float64)
-        if human.ndim != 2:
-            raise InputError(f"seg_pearson needs (systems, segments) human scores, not shape {human.shape}")
-        self.rated = ~np.isnan(human)
+        super().__init__(human)
         self._segment_of = np.nonzero(self.rated)[1]          # the segment of each rated cell, in cell order
-        h = human[self.rated]
-        super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
 
     @property
     def segment_of(self) -> np.ndarray:
@@ -499,17 +513,10 @@ class _SegPearson(_ScoresKernel):
         return metric[self.rated]
 
 
-class _SysPearson(_ScoresKernel):
+class _SysPearson(_PearsonKernel):
     """System-level Pearson over the systems with a human score."""
 
-    def __init__(self, human):
-        """The kernel of the rated systems of ``human``, a ``(systems,)`` vector (NaN: unrated)."""
-        human = np.asarray(human, dtype=np.float64)
-        if human.ndim != 1:
-            raise InputError(f"sys_pearson needs (systems,) human scores, not shape {human.shape}")
-        self.rated = ~np.isnan(human)
-        h = human[self.rated]
-        super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
+    task, shape, ndim = "sys_pearson", "(systems,)", 1
 
     @property
     def segment_of(self) -> None:
