@@ -5,9 +5,9 @@ import pytest
 
 import combo
 from combo.errors import InputError, OptionError
-from combo.analysis.ngrams import NgramCounts, pair_matches
-from combo.metrics.lexical import chrf as chrf_module
-from combo.metrics.lexical.chrf import CharacterNgramCounts, split_punctuation
+from combo.analysis import ngrams as ngrams_module
+from combo.analysis.ngrams import CharacterNgramCounts, NgramCounts, pair_matches
+from combo.metrics.lexical.chrf import split_punctuation
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import CHRF as SacreCHRF  # noqa: E402
@@ -100,8 +100,8 @@ def test_character_counts_equal_generic_ngram_counts(monkeypatch):
     left = np.array([0, 0, 2, 3, 5, 6, 1, 4])
     right = np.array([2, 5, 5, 0, 0, 6, 0, 4])
     generic = NgramCounts([list(t) for t in texts], 4)
-    for limit in (chrf_module._KEY_LIMIT, 1000):  # 1000 forces dense renumbering of orders 3 and 4
-        monkeypatch.setattr(chrf_module, "_KEY_LIMIT", limit)
+    for limit in (ngrams_module._KEY_LIMIT, 1000):  # 1000 forces dense renumbering of orders 3 and 4
+        monkeypatch.setattr(ngrams_module, "_KEY_LIMIT", limit)
         fast = CharacterNgramCounts(texts, 4)
         np.testing.assert_array_equal(fast.lengths, generic.lengths)
         for n in range(4):

@@ -7,8 +7,7 @@ import pytest
 import combo
 from combo.analysis import ngrams, tokenize
 from combo.analysis.ngrams import NgramCounts, SymbolSequences, clipped_counts, clipped_matches, pair_matches
-from combo.analysis.ngrams import reference_sets
-from combo.metrics.lexical.chrf import CharacterNgramCounts
+from combo.analysis.ngrams import CharacterNgramCounts, reference_sets
 
 
 def _random_case(rng):

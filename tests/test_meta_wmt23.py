@@ -194,6 +194,24 @@ def test_early_stopping_and_k():
     assert none.draws == {} and none.ranks.tolist() == [1, 2]
 
 
+def test_every_task_kernel_follows_the_declared_protocol():
+    from combo.meta import wmt23
+
+    with pytest.raises(TypeError):
+        wmt23.SignificanceKernel()  # abstract: the protocol alone computes nothing
+    human = np.array([[1.0, 2.0, np.nan], [2.0, 1.0, 3.0], [0.0, 0.0, 1.0]])
+    humans = {"seg_pearson": human, "seg_acc_eq": human, "sys_pearson": human[:, 0], "sys_accuracy": human[:, 0]}
+    for task, kernel_of in wmt23._KERNELS.items():
+        kernel = kernel_of(humans[task])
+        assert isinstance(kernel, wmt23.SignificanceKernel), task
+        units = kernel.prepare(humans[task] + 0.5 if task.startswith("seg") else human[:, 0] * 2)
+        assert isinstance(units, wmt23.KernelUnits), task
+        a, b = kernel.swappable(units, units)
+        assert a.shape == b.shape == units.swappable.shape
+        assert kernel.values(a[None], units).shape == (1,)
+        assert (kernel.segment_of is None) == task.startswith("sys"), task
+
+
 def test_average_clusters_combine_task_draws():
     rng = np.random.default_rng(8)
     metric, human = _random_case(rng, systems=6, segments=50)

@@ -97,6 +97,7 @@ static void sort_double(double *a, int64_t n)
     }
 }
 
+/* Each struct has its own free list (as work_free here, band_free in _ter.c): alike in shape, not in fields. */
 static void forest_free(Forest *f)
 {
     free(f->first);

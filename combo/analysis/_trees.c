@@ -250,6 +250,7 @@ static PyObject *chunk_preorder(PyObject *self, PyObject *args)
         labels[count] = words[i];
         arities[count++] = 0;
     }
+    /* Ends as dependency_preorder does (C's goto cleanup): each builder frees its own buffers and references. */
     irregular = 0;
     out = as_tuples(labels, arities, count);
 done:

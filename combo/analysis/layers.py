@@ -416,6 +416,7 @@ class WordNetSynonymsLayer(Layer):
         return frozenset(names)
 
 
+# Like WordNetSynonymsLayer above, it fills in Layer's methods for its own resource: same shape, other code.
 class GloveRowsLayer(Layer):
     """A word's row in GloVe 6B 50d (-1 when it has none): a "text" of this layer is one word, so a run whose
     words were all looked up before reads their rows from the cache instead of GloVe's word list (0.2 s a

@@ -8,6 +8,9 @@ hashing and no collisions. Clipped matches between any hypothesis and any
 reference set are then elementwise minima of sparse rows: scoring a text
 against one reference, against all references of its segment, or all pairs
 within a set of texts never recounts an n-gram.
+
+:class:`CharacterNgramCounts` is the character-level variant chrF counts with: n-gram ids are integer codes,
+so each order costs one integer sort.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 from scipy import sparse
+
+from ..errors import InputError
 
 
 class Vocabulary:
@@ -564,3 +569,128 @@ def merge_reference_counts(parts: Sequence[ReferenceCounts]) -> ReferenceCounts:
         maps = np.split(inverse, np.cumsum([p.table.size(n) for p in parts])[:-1])  # each part's n-grams, merged
     return ReferenceCounts(NgramTable(tokens, keys), counts, float(sum(p.words for p in parts)),
                            float(sum(p.weight for p in parts)))
+
+
+#: Largest (text, n-gram) integer key :class:`CharacterNgramCounts` allows.
+_KEY_LIMIT = 2 ** 62
+#: Texts whose characters :class:`CharacterNgramCounts` reads at a time.
+_CHAR_SLICE = 8192
+
+
+class CharacterNgramCounts(NgramCounts):
+    """The character n-grams of strings: each text as a sequence of character ids (:meth:`matches` counts clipped
+    matches from them directly), and on demand the :class:`NgramCounts` view (``matrices``, ``ngram_ids``).
+
+    Character ids number the characters present in code point order (``vocabulary``), stored in the smallest
+    unsigned type (``symbols``, ``ptr`` as :class:`~combo.analysis.ngrams.SymbolSequences`). In ``matrices`` the
+    n-gram of order n starting at a position is the integer ``code_{n-1} * A + char`` (A = alphabet size), so
+    each order costs one sort of integer keys instead of a ``unique`` with inverse. Column ids are these codes
+    (a wide, sparse column space); codes are renumbered densely only when a key would overflow.
+    """
+
+    def __init__(self, texts: Sequence[str], max_order: int):  # no super().__init__ call, on purpose
+        """Number the characters of ``texts`` (``_CHAR_SLICE`` texts at a time) for n-grams of orders ``1..max_order``;
+        count matrices are built only on demand."""
+        self.max_order = max_order
+        self.vocabulary = Vocabulary()
+        n_texts = len(texts)
+        self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n_texts)
+        self.ptr = np.zeros(n_texts + 1, dtype=np.int64)
+        np.cumsum(self.lengths, out=self.ptr[1:])
+        # code points a slice of texts at a time (their UTF-32 copy is 4 bytes a character), each numbered as it
+        # first appears, then renumbered in code point order
+        number = np.full(256, -1, dtype=np.int32)  # by code point, grown to the largest one seen
+        seen: List[int] = []
+        parts = []
+        for start in range(0, n_texts, _CHAR_SLICE):
+            chars = np.frombuffer("".join(texts[start:start + _CHAR_SLICE]).encode("utf-32-le", "surrogatepass"),
+                                  dtype=np.uint32)
+            top = int(chars.max()) if len(chars) else 0
+            if top >= len(number):
+                number = np.concatenate([number, np.full(top + 1 - len(number), -1, dtype=np.int32)])
+            ids = number[chars]
+            if len(ids) and ids.min() < 0:
+                new = np.unique(chars[ids < 0]).tolist()
+                number[new] = np.arange(len(seen), len(seen) + len(new))
+                seen += new
+                ids = number[chars]
+            parts.append(ids.astype(smallest_uint(max(len(seen) - 1, 0))))
+        present = np.array(sorted(seen), dtype=np.int64)
+        self.vocabulary.index = {chr(c): i for i, c in enumerate(present.tolist())}
+        self.alphabet = max(len(present), 1)
+        rank = np.empty(len(present), dtype=smallest_uint(self.alphabet - 1))  # first-seen number -> code point rank
+        rank[number[present]] = np.arange(len(present))
+        self.symbols = rank[np.concatenate(parts)] if parts else np.zeros(0, dtype=np.uint8)
+        self._matrices: Optional[List[sparse.csr_matrix]] = None
+        self._ngram_ids: Optional[List[np.ndarray]] = None
+
+    def matches(self, hyp: np.ndarray, row_set: np.ndarray, set_ptr: np.ndarray, set_ids: np.ndarray) -> np.ndarray:
+        """Clipped matches of each order, rows against reference sets (``combo.analysis.ngrams.clipped_counts``)."""
+        return clipped_counts(self.symbols, self.ptr, self.alphabet, self.max_order, hyp, row_set, set_ptr, set_ids)
+
+    @property
+    def matrices(self) -> List[sparse.csr_matrix]:  # type: ignore[override]
+        """Per order, the CSR matrix of n-gram counts (texts x codes), built on first use."""
+        if self._matrices is None:
+            self._matrices = [self._count_matrix(*c) for c in self._codes()]
+        return self._matrices
+
+    def _count_matrix(self, text, _position, code, width) -> sparse.csr_matrix:
+        """The CSR count matrix (texts x ``width`` codes) of one order's n-grams, by one sort of the integer keys
+        ``text * width + code``."""
+        n_texts = len(self.lengths)
+        keys = text * width + code
+        keys.sort()
+        if len(keys):
+            start = np.ones(len(keys), dtype=bool)
+            np.not_equal(keys[1:], keys[:-1], out=start[1:])
+            first = np.flatnonzero(start)
+            counts = np.diff(first, append=len(keys)).astype(np.float64)
+            uniq = keys[first]
+            rows = uniq // width
+            cols = uniq - rows * width
+        else:
+            counts = np.zeros(0)
+            rows = cols = np.zeros(0, dtype=np.int64)
+        indptr = np.zeros(n_texts + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=n_texts), out=indptr[1:])
+        mat = sparse.csr_matrix((counts, cols, indptr), shape=(n_texts, width))
+        mat.has_canonical_format = True  # one sorted entry per (text, n-gram) by construction
+        return mat
+
+    def _codes(self):
+        """Yield ``(text, position, code, width)`` of every n-gram, order by order (positions ascending)."""
+        ids, n_texts = self.symbols.astype(np.int64), len(self.lengths)
+        alphabet = max(int(ids.max()) + 1 if len(ids) else 1, 1)
+        text = np.repeat(np.arange(n_texts, dtype=np.int64), self.lengths)
+        position = np.arange(len(ids), dtype=np.int64)
+        room = np.repeat(np.cumsum(self.lengths), self.lengths) - position  # symbols from here to the text's end
+        code = ids
+        width = alphabet  # codes of the current order lie in [0, width)
+        for n in range(1, self.max_order + 1):
+            if n > 1:
+                if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
+                    _, dense = np.unique(code, return_inverse=True)
+                    code = dense.ravel()
+                    width = int(code.max()) + 1 if len(code) else 1
+                    if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
+                        raise InputError(f"chrF: too many distinct character {n}-grams to index "
+                                         f"({width} x {alphabet} x {n_texts} texts)",
+                                         fix="score the texts in smaller parts")
+                keep = room >= n
+                text, position, room = text[keep], position[keep], room[keep]
+                code = code[keep] * alphabet + ids[position + (n - 1)]
+                width *= alphabet
+            yield text, position, code, width
+
+    @property
+    def ngram_ids(self) -> List[np.ndarray]:  # type: ignore[override]
+        """Per order: the id of the n-gram starting at each position (-1: none), as in :class:`NgramCounts`."""
+        if self._ngram_ids is None:
+            out = []
+            for _, position, code, _ in self._codes():
+                full = np.full(len(self.symbols), -1, dtype=np.int64)
+                full[position] = code
+                out.append(full)
+            self._ngram_ids = out
+        return self._ngram_ids

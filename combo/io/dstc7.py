@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import InputError
 from ..options import Option, parse_options
 from ..testbed import Score, Segment, Testbed
 from .registry import register_format
-from .text import PathLike, parse_float, parse_int, read_lines, read_table
+from .text import PathLike, check_row_width, parse_float, parse_int, read_lines, read_table
 
 CONTEXT = "dstc7-task2-context.tsv"
 GOLD = "dstc7-task2-gold_responses.tsv"
@@ -135,9 +135,41 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
                                                        opts["human_system"])
     aliases = dict(DEFAULT_ALIASES if system_aliases is None else system_aliases)
     base = Path(root)
+    context, depth, order = _read_contexts(base / CONTEXT)
+    refs = _read_references(base / GOLD, context, order)
+    responses = _read_responses(base / SYSTEMS, context)
+    if remove_human_copy and human_system not in responses:
+        raise InputError(f"no responses of system {human_system!r}", base / SYSTEMS,
+                         fix="pass human_system=<name> or remove_human_copy=False")
+    human = responses[human_system] if remove_human_copy else {}
+    segments, seg_of, counts = _segments(order, context, refs, human, min_references)
+    tb = Testbed(name="dstc7-task2", segments=segments)
+    for system, outs in responses.items():
+        tb.candidates[system] = {seg_of[iid]: t for iid, t in outs.items() if iid in seg_of}
+    skipped_judgments = _read_judgments(base / PER_JUDGE, tb, context, responses, seg_of, aliases)
+    skipped_means = _read_means(base / MEANS, tb, context, responses, seg_of)
+    tb.metadata = {
+        "format": "dstc7-task2",
+        "target_language": "en",
+        "instances": len(order),
+        "skipped_no_references": counts["no_references"],
+        "min_references": min_references,
+        "skipped_few_references": counts["few_references"],
+        "remove_human_copy": remove_human_copy,
+        "human_system": human_system,
+        "human_copy_instances": counts["copies"],
+        "human_copy_references_removed": counts["removed"],
+        "skipped_judgments": skipped_judgments,
+        "skipped_mean_scores": skipped_means,
+        "system_aliases": aliases,
+        "system_scores_over": "all instances (the organisers' Average row)",
+        "depth": {iid: depth[iid] for iid in seg_of},
+    }
+    return tb
 
-    # contexts
-    path = base / CONTEXT
+
+def _read_contexts(path: Path) -> Tuple[Dict[str, str], Dict[str, int], List[str]]:
+    """The context file: each instance's context and depth, and the instances in file order."""
     _, rows = read_table(path, ("InstanceID", "Depth", "Context"), count=3)
     context: Dict[str, str] = {}
     depth: Dict[str, int] = {}
@@ -148,9 +180,11 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
         context[iid] = text
         depth[iid] = parse_int(d, lineno, path, "Depth")
         order.append(iid)
+    return context, depth, order
 
-    # references
-    path = base / GOLD
+
+def _read_references(path: Path, context: Mapping[str, str], order: List[str]) -> Dict[str, List[str]]:
+    """The gold file: each instance's references (empty fields dropped), one line for every instance."""
     lines = read_lines(path)
     if not lines[0].startswith("InstanceID\t"):
         raise InputError("the header must start with InstanceID", path, 1,
@@ -168,9 +202,11 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
     if missing:
         raise InputError(f"{len(missing)} instances have no line, e.g. {missing[0]!r}", path,
                          len(lines) + 1, fix="give one line per instance (it may have no reference)")
+    return refs
 
-    # system responses
-    path = base / SYSTEMS
+
+def _read_responses(path: Path, context: Mapping[str, str]) -> Dict[str, Dict[str, str]]:
+    """The system responses file: ``{system: {InstanceID: response}}``, one response per system and instance."""
     _, rows = read_table(path, ("SystemID", "InstanceID", "Response"), count=3)
     responses: Dict[str, Dict[str, str]] = {}
     for lineno, (system, iid, text) in rows:
@@ -182,42 +218,45 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
             raise InputError(f"second response of {system!r} for instance {iid!r}", path, lineno,
                              fix="give one response per system and instance")
         outs[iid] = text
-    if remove_human_copy and human_system not in responses:
-        raise InputError(f"no responses of system {human_system!r}", path,
-                         fix="pass human_system=<name> or remove_human_copy=False")
+    return responses
 
-    # segments
+
+def _segments(order: List[str], context: Mapping[str, str], refs: Mapping[str, List[str]],
+              human: Mapping[str, str], min_references: int) -> Tuple[List[Segment], Dict[str, int], Dict[str, int]]:
+    """One segment per instance with at least ``min_references`` references once the reference that the human
+    response (``human``: empty when copies are kept) copies is removed; with each kept instance's segment index
+    and the counts of skipped instances and removed copies."""
     segments: List[Segment] = []
     seg_of: Dict[str, int] = {}
-    skipped_no_refs = skipped_few = copies = removed = 0
+    counts = {"no_references": 0, "few_references": 0, "copies": 0, "removed": 0}
     for iid in order:
         rs = refs[iid]
         ids = [f"Reference{k + 1}" for k in range(len(rs))]
         if not rs:
-            skipped_no_refs += 1
+            counts["no_references"] += 1
             continue
-        if remove_human_copy and iid in responses[human_system]:
-            key = copy_key(responses[human_system][iid])
+        if iid in human:
+            key = copy_key(human[iid])
             keep = [k for k, r in enumerate(rs) if copy_key(r) != key]
             if len(keep) < len(rs):
-                copies += 1
-                removed += len(rs) - len(keep)
+                counts["copies"] += 1
+                counts["removed"] += len(rs) - len(keep)
                 rs, ids = [rs[k] for k in keep], [ids[k] for k in keep]
         if len(rs) < min_references:
-            skipped_few += 1
+            counts["few_references"] += 1
             continue
         seg_of[iid] = len(segments)
         segments.append(Segment(id=iid, source=context[iid], references=rs, ref_ids=ids))
-    tb = Testbed(name="dstc7-task2", segments=segments)
-    for system, outs in responses.items():
-        tb.candidates[system] = {seg_of[iid]: t for iid, t in outs.items() if iid in seg_of}
+    return segments, seg_of, counts
 
-    # per-judge ratings
-    path = base / PER_JUDGE
+
+def _read_judgments(path: Path, tb: Testbed, context: Mapping[str, str], responses: Mapping[str, Dict[str, str]],
+                    seg_of: Mapping[str, int], aliases: Mapping[str, str]) -> int:
+    """Add the per-judge relevance and informativeness scores to ``tb``; return the judgments of skipped
+    instances."""
     _, rows = read_table(path, ("JudgeID", "InstanceID", "SystemID", "Relevance", "Informativeness"),
                          count=5, strip_bom=True)
-    skipped_judgments = 0
-    scores = tb.scores
+    skipped = 0
     for lineno, (judge, iid, system, rel, inf) in rows:
         system = aliases.get(system, system)
         if iid not in context:
@@ -230,16 +269,20 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
         r = parse_float(rel, lineno, path, "Relevance")
         i = parse_float(inf, lineno, path, "Informativeness")
         if seg is None:
-            skipped_judgments += 1
+            skipped += 1
             continue
         if seg not in tb.candidates[system]:
             raise InputError(f"judgment of {system!r} on instance {iid!r}, which has no response from it",
                              path, lineno, fix="judge only responses that exist")
-        scores.append(Score(system, seg, r, judge, "relevance"))
-        scores.append(Score(system, seg, i, judge, "informativeness"))
+        tb.scores.append(Score(system, seg, r, judge, "relevance"))
+        tb.scores.append(Score(system, seg, i, judge, "informativeness"))
+    return skipped
 
-    # mean ratings
-    path = base / MEANS
+
+def _read_means(path: Path, tb: Testbed, context: Mapping[str, str], responses: Mapping[str, Dict[str, str]],
+                seg_of: Mapping[str, int]) -> int:
+    """Add the organisers' mean ratings to ``tb`` (aspect ``mean``; the ``Average`` row as its system scores);
+    return the mean scores of skipped instances."""
     head, rows = read_table(path, ("InstanceID",))
     systems = head[1:]
     for k, system in enumerate(systems):
@@ -248,12 +291,10 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
         if system not in responses:
             raise InputError(f"column names unknown system {system!r}", path, 1,
                              fix=f"every system column needs responses in {SYSTEMS}")
-    skipped_means = 0
+    skipped = 0
     average: Dict[str, float] = {}
     for lineno, fields in rows:
-        if len(fields) != len(head):
-            raise InputError(f"expected {len(head)} tab-separated fields, found {len(fields)}", path, lineno,
-                             fix="give a value for every system column")
+        check_row_width(fields, head, lineno, path, fix="give a value for every system column")
         iid = fields[0]
         values = [parse_float(v, lineno, path, "mean rating") for v in fields[1:]]
         if iid == "Average":
@@ -264,28 +305,10 @@ def read_dstc7(root: PathLike, remove_human_copy: bool = True, min_references: i
                              fix=f"every instance needs a context in {CONTEXT}")
         seg = seg_of.get(iid)
         if seg is None:
-            skipped_means += len(values)
+            skipped += len(values)
             continue
         for system, v in zip(systems, values):
-            scores.append(Score(system, seg, v, None, "mean"))
+            tb.scores.append(Score(system, seg, v, None, "mean"))
     if average:
         tb.system_scores["mean"] = average
-
-    tb.metadata = {
-        "format": "dstc7-task2",
-        "target_language": "en",
-        "instances": len(order),
-        "skipped_no_references": skipped_no_refs,
-        "min_references": min_references,
-        "skipped_few_references": skipped_few,
-        "remove_human_copy": remove_human_copy,
-        "human_system": human_system,
-        "human_copy_instances": copies,
-        "human_copy_references_removed": removed,
-        "skipped_judgments": skipped_judgments,
-        "skipped_mean_scores": skipped_means,
-        "system_aliases": aliases,
-        "system_scores_over": "all instances (the organisers' Average row)",
-        "depth": {iid: depth[iid] for iid in seg_of},
-    }
-    return tb
+    return skipped

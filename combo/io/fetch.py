@@ -345,6 +345,7 @@ _NLTK_RAW = ("https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages
              "https://github.com/nltk/nltk_data/raw/gh-pages/packages/corpora/")
 
 
+# One declaration per data set: the records share a shape, not content (URLs, files and hashes differ).
 DATASETS: Dict[str, Dataset] = {d.name: d for d in (
     Dataset(
         name="wmt12",

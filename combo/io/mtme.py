@@ -42,7 +42,7 @@ part of the first line).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Container, Dict, List, Optional, Sequence, Union
+from typing import Any, Container, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..errors import InputError, OptionError
 from ..options import Option, did_you_mean
@@ -133,6 +133,8 @@ def read_score_file(path: PathLike, level: str, n_segments: int, what: str = "sc
 
 
 def _references_used(references, ref_files: Dict[str, Path], ref_dir: Path, testset: str, lp: str) -> List[str]:
+    """The names of the references to use: those ``references`` names (a list, comma-separated, or "all"), else
+    the standard one, else the only one."""
     if isinstance(references, str):
         references = [r.strip() for r in references.split(",") if r.strip()]
     if references is not None and list(references) == ["all"]:
@@ -204,31 +206,9 @@ def read_mtme(root: PathLike, testset: str, lp: str,
     src = read_lines(src_path)
     n = len(src)
     anchor = f"the source {src_path}"
-
-    groups = [""] * n
-    domains = None
-    docs_path = base / "documents" / f"{lp}.docs"
-    if docs_path.is_file():
-        lines = read_lines(docs_path)
-        check_line_count(lines, n, docs_path, anchor)
-        domains = []
-        for i, line in enumerate(lines):
-            f = split_fields(line, i + 1, docs_path, count=2, sep=None,
-                             what="whitespace-separated fields (DOMAIN DOCNAME)")
-            domains.append(f[0])
-            groups[i] = f[1]
-
-    ref_files: Dict[str, Path] = {}
+    groups, domains = _read_documents(base / "documents" / f"{lp}.docs", n, anchor)
     ref_dir = base / "references"
-    for p in sorted(ref_dir.glob(f"{lp}.*.txt")) if ref_dir.is_dir() else []:
-        refname = p.name[len(lp) + 1:-len(".txt")]
-        if not refname or "." in refname or "-" in refname or refname in ("all", "src"):
-            raise InputError(f"invalid reference name {refname!r}", p,
-                             fix="reference names may not contain '.' or '-' nor be 'all' or 'src'")
-        ref_files[refname] = p
-    if not ref_files:
-        raise InputError(f"no reference files references/{lp}.<name>.txt", base,
-                         fix="add at least one reference file")
+    ref_files = _reference_files(base, ref_dir, lp)
     used = _references_used(references, ref_files, ref_dir, testset, lp)
     ref_lines = []
     for r in used:
@@ -239,49 +219,8 @@ def read_mtme(root: PathLike, testset: str, lp: str,
     segments = [Segment(id=str(i + 1), source=src[i], references=[lines[i] for lines in ref_lines],
                         ref_ids=list(used), group=groups[i]) for i in range(n)]
     tb = Testbed(name=f"{testset}.{lp}", segments=segments)
-
-    sys_dir = base / "system-outputs" / lp
-    if not sys_dir.is_dir():
-        raise InputError("no system-outputs folder for this language pair", sys_dir,
-                         fix=f"put one file per system in system-outputs/{lp}/<system>.txt")
-    dropped: List[str] = []
-    bom_stripped: List[str] = []
-    for p in sorted(sys_dir.glob("*.txt")):
-        name = p.name[:-len(".txt")]
-        if name in used:
-            dropped.append(name)
-            continue
-        lines = _read_output(p, bom_stripped)
-        check_line_count(lines, n, p, anchor)
-        tb.candidates[name] = dict(enumerate(lines))
-    if not tb.candidates:
-        raise InputError("no system output files", sys_dir, fix="add system-outputs/<lp>/<system>.txt files")
-
-    unrated: Dict[str, int] = {}
-    skipped_files: List[str] = []
-    dropped_scores = 0
-    score_dir = base / "human-scores"
-    for p in sorted(score_dir.glob(f"{lp}.*.score")) if score_dir.is_dir() else []:
-        name, level = _score_file_parts(p, lp)
-        if level in ("doc", "domain"):
-            skipped_files.append(p.name)
-            continue
-        table = read_score_file(p, level, n, f"{name} score", known=set(dropped) | set(tb.candidates),
-                                unknown_fix=f"every system needs system-outputs/{lp}/<system>.txt")
-        sys_table: Dict[str, float] = {}
-        for system, column in table.items():
-            values = column if level == "seg" else [column]
-            if system in dropped:
-                dropped_scores += len(values)
-                continue
-            unrated[name] = unrated.get(name, 0) + sum(v is None for v in values)
-            if level == "seg":
-                tb.scores.extend(Score(system, k, v, None, name) for k, v in enumerate(values) if v is not None)
-            elif column is not None:
-                sys_table[system] = column
-        if level == "sys":
-            tb.system_scores[name] = sys_table
-    unrated = {k: v for k, v in unrated.items() if v}
+    dropped, bom_stripped = _read_outputs(tb, base / "system-outputs" / lp, lp, used, anchor)
+    unrated, skipped_files, dropped_scores = _read_human_scores(tb, base / "human-scores", lp, dropped)
     tb.metadata = {
         "format": "mt-metrics-eval",
         "root": str(Path(root).resolve()),
@@ -305,3 +244,89 @@ def read_mtme(root: PathLike, testset: str, lp: str,
     if domains is not None:
         tb.metadata["domains"] = domains
     return tb
+
+
+def _read_documents(path: Path, n: int, anchor: str) -> Tuple[List[str], Optional[List[str]]]:
+    """Each line's document (the segment's ``group``) and domain from the ``.docs`` file (``DOMAIN DOCNAME``
+    lines); without that file, no group and no domains (None)."""
+    groups = [""] * n
+    if not path.is_file():
+        return groups, None
+    lines = read_lines(path)
+    check_line_count(lines, n, path, anchor)
+    domains = []
+    for i, line in enumerate(lines):
+        f = split_fields(line, i + 1, path, count=2, sep=None, what="whitespace-separated fields (DOMAIN DOCNAME)")
+        domains.append(f[0])
+        groups[i] = f[1]
+    return groups, domains
+
+
+def _reference_files(base: Path, ref_dir: Path, lp: str) -> Dict[str, Path]:
+    """``{reference name: file}`` of the files ``references/<lp>.<name>.txt`` (names checked; at least one)."""
+    ref_files: Dict[str, Path] = {}
+    for p in sorted(ref_dir.glob(f"{lp}.*.txt")) if ref_dir.is_dir() else []:
+        refname = p.name[len(lp) + 1:-len(".txt")]
+        if not refname or "." in refname or "-" in refname or refname in ("all", "src"):
+            raise InputError(f"invalid reference name {refname!r}", p,
+                             fix="reference names may not contain '.' or '-' nor be 'all' or 'src'")
+        ref_files[refname] = p
+    if not ref_files:
+        raise InputError(f"no reference files references/{lp}.<name>.txt", base,
+                         fix="add at least one reference file")
+    return ref_files
+
+
+def _read_outputs(tb: Testbed, sys_dir: Path, lp: str, used: Sequence[str], anchor: str
+                  ) -> Tuple[List[str], List[str]]:
+    """Add each system's output in ``sys_dir`` to ``tb`` as its candidates, leaving out the outputs named after a
+    used reference; return those left out and the files whose byte-order mark was stripped."""
+    if not sys_dir.is_dir():
+        raise InputError("no system-outputs folder for this language pair", sys_dir,
+                         fix=f"put one file per system in system-outputs/{lp}/<system>.txt")
+    n = len(tb.segments)
+    dropped: List[str] = []
+    bom_stripped: List[str] = []
+    for p in sorted(sys_dir.glob("*.txt")):
+        name = p.name[:-len(".txt")]
+        if name in used:
+            dropped.append(name)
+            continue
+        lines = _read_output(p, bom_stripped)
+        check_line_count(lines, n, p, anchor)
+        tb.candidates[name] = dict(enumerate(lines))
+    if not tb.candidates:
+        raise InputError("no system output files", sys_dir, fix="add system-outputs/<lp>/<system>.txt files")
+    return dropped, bom_stripped
+
+
+def _read_human_scores(tb: Testbed, score_dir: Path, lp: str, dropped: Sequence[str]
+                       ) -> Tuple[Dict[str, int], List[str], int]:
+    """Add the segment and system human scores of ``score_dir`` to ``tb``, one aspect per score file (document
+    and domain files skipped); return the unrated cells per aspect, the skipped files and the scores of the
+    dropped reference outputs."""
+    n = len(tb.segments)
+    unrated: Dict[str, int] = {}
+    skipped_files: List[str] = []
+    dropped_scores = 0
+    for p in sorted(score_dir.glob(f"{lp}.*.score")) if score_dir.is_dir() else []:
+        name, level = _score_file_parts(p, lp)
+        if level in ("doc", "domain"):
+            skipped_files.append(p.name)
+            continue
+        table = read_score_file(p, level, n, f"{name} score", known=set(dropped) | set(tb.candidates),
+                                unknown_fix=f"every system needs system-outputs/{lp}/<system>.txt")
+        sys_table: Dict[str, float] = {}
+        for system, column in table.items():
+            values = column if level == "seg" else [column]
+            if system in dropped:
+                dropped_scores += len(values)
+                continue
+            unrated[name] = unrated.get(name, 0) + sum(v is None for v in values)
+            if level == "seg":
+                tb.scores.extend(Score(system, k, v, None, name) for k, v in enumerate(values) if v is not None)
+            elif column is not None:
+                sys_table[system] = column
+        if level == "sys":
+            tb.system_scores[name] = sys_table
+    return {k: v for k, v in unrated.items() if v}, skipped_files, dropped_scores

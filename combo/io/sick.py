@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..options import Option
 from ..testbed import Score, Segment, Testbed
 from .registry import register_format
-from .text import PathLike, parse_float, read_table
+from .text import PathLike, check_row_width, parse_float, read_table
 
 SICK_COLUMNS = ("pair_ID", "sentence_A", "sentence_B", "entailment_label", "relatedness_score")
 ENTAILMENT_LABELS = ("NEUTRAL", "ENTAILMENT", "CONTRADICTION")
@@ -42,9 +42,7 @@ def read_sick(path: PathLike, system: str = "B") -> Testbed:
     scores: List[Score] = []
     entailment: Dict[str, str] = {}
     for lineno, f in rows:
-        if len(f) != len(head):
-            raise InputError(f"expected {len(head)} tab-separated fields, found {len(f)}", path, lineno,
-                             fix="give every column of the header on each line")
+        check_row_width(f, head, lineno, path, fix="give every column of the header on each line")
         pid = f[0]
         if pid in entailment:
             raise InputError(f"duplicate pair_ID {pid!r}", path, lineno, fix="give each pair once")

@@ -179,6 +179,12 @@ def split_fields(line: str, lineno: int, path: PathLike, *, count: Optional[int]
     return fields
 
 
+def check_row_width(fields: Sequence[str], head: Sequence[str], lineno: int, path: PathLike, fix: str) -> None:
+    """Check that a row of a tab-separated table has one field per column of its header ``head``."""
+    if len(fields) != len(head):
+        raise InputError(f"expected {len(head)} tab-separated fields, found {len(fields)}", path, lineno, fix=fix)
+
+
 #: A finite decimal number as every score file writes it: ASCII digits, an optional sign, point and exponent.
 #: Python's float() also takes ``1_000`` (so a typo ``1_5`` would read as 15) and non-ASCII digits; these are refused.
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")

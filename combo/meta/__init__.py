@@ -31,6 +31,7 @@ __all__ = sorted(_MODULE_OF)
 
 
 def __getattr__(name: str):
+    """A public name's value, imported from its module on first use (PEP 562 module ``__getattr__``)."""
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -40,4 +41,5 @@ def __getattr__(name: str):
 
 
 def __dir__():
+    """The module's names with the lazily imported public ones (PEP 562 ``__dir__``)."""
     return sorted(set(globals()) | set(_MODULE_OF))

@@ -52,9 +52,11 @@ class ValueResult:
 
     @property
     def defined(self) -> bool:
+        """Whether the value is finite."""
         return bool(np.isfinite(self.value))
 
     def __float__(self) -> float:
+        """The value as a float."""
         return float(self.value)
 
 
@@ -74,6 +76,7 @@ class CorrelationResult(ValueResult):
 
     @property
     def n_skipped(self) -> int:
+        """Groups left out of the average: undefined (constant) groups not zeroed, and groups with too few entries."""
         return self.n_constant - self.n_zeroed + self.n_too_few
 
     @property
@@ -90,6 +93,7 @@ class CorrelationResult(ValueResult):
         return "no judged entries"
 
     def __str__(self) -> str:
+        """The value to 3 decimals (or why it is undefined), with the groups skipped when grouped."""
         text = f"{self.value:.3f}" if self.defined else f"undefined ({self.reason})"
         if self.average_by != "none" and self.n_skipped:
             text += f" ({self.n_skipped} of {self.n_groups + self.n_skipped} {self.average_by} groups skipped)"
@@ -164,6 +168,7 @@ def kendall_tau(metric, human, average_by: str = "none", variant: str = "b", und
 # -- internals ----------------------------------------------------------------
 
 def _check_options(method: str, average_by: str, undefined: str) -> Tuple[str, str]:
+    """The canonical method name (aliases resolved) and ``average_by``, after checking all three options."""
     method = _ALIASES.get(method, method)
     if method not in METHODS:
         raise OptionError(f"unknown correlation {method!r}; choose one of {', '.join(METHODS)}")
@@ -287,6 +292,7 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
 
 
 def _n_distinct(x: np.ndarray) -> np.ndarray:
+    """The number of distinct non-NaN values along the last axis."""
     xs = np.sort(x, axis=-1)                                  # NaN (unjudged) sort last
     new = np.ones(xs.shape, dtype=bool)
     new[..., 1:] = xs[..., 1:] != xs[..., :-1]
@@ -349,6 +355,7 @@ def _average(values: np.ndarray, status: np.ndarray, undefined: str):
 
 
 def _summarise(values, status, counts, method, average_by, undefined) -> CorrelationResult:
+    """The :class:`CorrelationResult` of group values and statuses: their average and what was left out."""
     mean, use = _average(values, status, undefined)
     n_constant = int((status == CONSTANT).sum())
     return CorrelationResult(

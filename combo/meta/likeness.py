@@ -64,6 +64,7 @@ KING_TIES = ("count", "half", "strict")  # a reference tied with the best candid
 
 
 def check_king_ties(ties: str) -> str:
+    """``ties`` itself, after checking that it is one of :data:`KING_TIES`."""
     if ties not in KING_TIES:
         raise OptionError(f"ties={ties!r} must be one of {list(KING_TIES)}")
     return ties
@@ -104,6 +105,7 @@ class KingResult(SkippedSegments):
 
     @property
     def ties(self) -> int:
+        """References counted human-like only through a tie with the best candidate, over all segments."""
         return sum(s.ties for s in self.segments if s is not None)
 
     @property
@@ -136,6 +138,7 @@ class KingResult(SkippedSegments):
 
     @property
     def exact(self) -> bool:
+        """Whether ``value`` is exact: no held-out estimate and no sample of segments."""
         return not self.estimated and not self.segment_sample
 
     def interval(self, confidence: float = 0.95) -> Tuple[float, float]:
@@ -215,6 +218,7 @@ def king_segment_naive(cand_ref, ref_ref, triples: str = "distinct",
 
 
 def check_held_out(held_out: Optional[int]) -> None:
+    """Check ``held_out``: None (exact KING) or an integer >= 2 of references held out per segment."""
     if held_out is None:
         return
     if isinstance(held_out, bool) or not isinstance(held_out, (int, np.integer)) or held_out < 2:

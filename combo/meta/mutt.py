@@ -117,6 +117,7 @@ class UnitTestResult:
 
     @property
     def accuracy(self) -> Dict[str, Dict[str, float]]:
+        """``accuracy[metric][corruption] = passed / tests`` (NaN without tests)."""
         return {m: {c: (p / n if n else float("nan")) for c, (n, p) in cells.items()}
                 for m, cells in self.counts.items()}
 
@@ -139,6 +140,7 @@ class UnitTestResult:
         return rows
 
     def to_dict(self) -> Dict[str, object]:
+        """The result as a JSON-ready dict: settings, test counts, accuracies, records, signatures and notes."""
         return {"references": self.references, "seed": self.seed, "kinds": self.kinds,
                 "tests": {c: self.counts[self.metrics[0]][c][0] for c in self.corruptions} if self.metrics else {},
                 "accuracy": self.accuracy, "mean_accuracy": {m: self.mean_accuracy(m) for m in self.metrics},

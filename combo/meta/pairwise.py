@@ -62,9 +62,11 @@ class PreferencePairs:
     tie: np.ndarray
 
     def __len__(self) -> int:
+        """The number of pairs."""
         return len(self.segment)
 
     def without_ties(self) -> "PreferencePairs":
+        """The pairs that are not human ties."""
         keep = ~self.tie
         return PreferencePairs(self.segment[keep], self.better[keep], self.worse[keep], self.tie[keep])
 
@@ -83,9 +85,11 @@ class KendallLikeResult(ValueResult):
 
     @property
     def n_used(self) -> int:
+        """Pairs in the denominator: concordant, discordant and, unless excluded, metric ties."""
         return self.concordant + self.discordant + (0 if self.ties == "excluded" else self.metric_ties)
 
     def __str__(self) -> str:
+        """The value to 3 decimals, or why it is undefined."""
         return f"{self.value:.3f}" if self.defined else "undefined (no usable pairs)"
 
 
@@ -100,6 +104,7 @@ class TieAccuracyResult(ValueResult):
     calibrated: bool
 
     def __str__(self) -> str:
+        """The value to 3 decimals with its epsilon (and whether it was calibrated), or why it is undefined."""
         if not self.defined:
             return "undefined (no pairs)"
         return f"{self.value:.3f} (epsilon {self.epsilon:.4g}{', calibrated' if self.calibrated else ''})"
@@ -192,6 +197,7 @@ def wmt_kendall_values(metric_better, metric_worse, human_tie=None, variant: str
 
 
 def _tie_rule(variant: str, ties: Optional[str]) -> str:
+    """The metric-tie rule: ``ties`` if given, else the variant's (see the module table)."""
     if variant not in VARIANTS:
         raise OptionError(f"unknown WMT Kendall variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     if ties is not None and ties not in TIE_RULES:
@@ -200,6 +206,7 @@ def _tie_rule(variant: str, ties: Optional[str]) -> str:
 
 
 def _check_pairs(metric_better, metric_worse, human_tie):
+    """The pairs' metric scores and human-tie flags as arrays, checked for shape and finiteness."""
     mb = np.asarray(metric_better, dtype=np.float64)
     mw = np.asarray(metric_worse, dtype=np.float64)
     if mb.ndim != 1 or mb.shape != mw.shape:
@@ -222,6 +229,7 @@ def _counts(mb, mw, tie):
 
 
 def _tau(c, d, t, rule):
+    """Kendall-like tau of counts ``c``, ``d``, ``t`` under a metric-tie rule (NaN when no pair counts)."""
     if rule == "discordant":
         num, den = c - d - t, c + d + t
     elif rule == "excluded":

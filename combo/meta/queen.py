@@ -96,6 +96,7 @@ def triple_allowed(r: int, r1: int, r2: int, triples: str) -> bool:
 # -- input checks -----------------------------------------------------------------------
 
 def _metric_label(k: int, metric_names: Optional[Sequence[str]]) -> str:
+    """How an error message names metric ``k``: by name when given, else by index."""
     if metric_names is not None and k < len(metric_names):
         return f"metric {metric_names[k]!r}"
     return f"metric {k}"
@@ -166,6 +167,7 @@ class _Grid:
     """Bit layout of the reference pairs: row i holds pairs (i, j) in ceil(n/64) words; ``t`` = transposed."""
 
     def __init__(self, n: int, include_diagonal: bool):
+        """The layout of the pairs of ``n`` references (the pairs (i, i) included only with ``include_diagonal``)."""
         self.n = n
         self.row_words = (n + 63) // 64
         self.words = n * self.row_words
@@ -453,6 +455,8 @@ _BROADCAST_MAX_CELLS = 1 << 22  # dominance cells per batch of stacked segments
 
 
 def _use_broadcast(n_ref: int, method: str) -> bool:
+    """Whether to count with the broadcast path: asked for, or ``auto`` with at most ``_BROADCAST_MAX_REFS``
+    references."""
     if method not in ("auto", "bitset", "broadcast"):
         raise OptionError(f"method={method!r} must be 'auto', 'bitset' or 'broadcast'")
     return method == "broadcast" or (method == "auto" and n_ref <= _BROADCAST_MAX_REFS)
@@ -567,10 +571,12 @@ class SkippedSegments:
 
     @property
     def n_skipped(self) -> int:
+        """The number of skipped segments."""
         return len(self.skipped)
 
     @property
     def n_used(self) -> int:
+        """The number of segments not skipped."""
         return len(getattr(self, self.per_segment_field)) - len(self.skipped)
 
 

@@ -54,6 +54,7 @@ class BootstrapResult:
     samples: np.ndarray       # the defined resampled values
 
     def __str__(self) -> str:
+        """The value and its interval to 3 decimals, or "undefined"."""
         if not np.isfinite(self.value):
             return "undefined"
         return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
@@ -73,6 +74,7 @@ class SignificanceResult:
     high: float = float("nan")
 
     def __str__(self) -> str:
+        """The observed difference and its p-value, with the test and alternative."""
         return f"delta {self.delta:+.3f}, p = {self.p_value:.4f} ({self.test}, {self.alternative})"
 
 
@@ -89,6 +91,7 @@ class WilliamsResult:
     r_ab: float
 
     def __str__(self) -> str:
+        """The t statistic, degrees of freedom and p-value."""
         return f"t({self.df}) = {self.t:.3f}, p = {self.p_value:.4f} ({self.alternative})"
 
 
@@ -248,11 +251,13 @@ def williams_test_scores(human, metric_a, metric_b, alternative: str = "greater"
 # -- internals ----------------------------------------------------------------
 
 def _check_alternative(alternative: str) -> None:
+    """Check that ``alternative`` is one of :data:`ALTERNATIVES`."""
     if alternative not in ALTERNATIVES:
         raise OptionError(f"unknown alternative {alternative!r}; choose one of {', '.join(ALTERNATIVES)}")
 
 
 def _check_common(n_resamples: int, confidence: float) -> None:
+    """Check the number of resamples (>= 1) and the confidence level (in (0, 1))."""
     if n_resamples < 1:
         raise OptionError(f"n_resamples must be >= 1, not {n_resamples}")
     if not 0 < confidence < 1:
@@ -260,6 +265,7 @@ def _check_common(n_resamples: int, confidence: float) -> None:
 
 
 def _check_arrays(arrays, axis):
+    """The arrays as numpy arrays, with their common length along ``axis`` (checked)."""
     if not arrays:
         raise InputError("give at least one array to resample")
     arrays = [np.asarray(a) for a in arrays]
@@ -277,6 +283,7 @@ def _check_arrays(arrays, axis):
 
 
 def _index_batches(rng: np.random.Generator, n_items: int, n_resamples: int, arrays):
+    """Yield resampling index rows ``(batch, n_items)``, batches sized to ``_BATCH_ELEMENTS``."""
     per_resample = sum(a.size for a in arrays)
     batch = max(1, _BATCH_ELEMENTS // max(per_resample, 1))
     for start in range(0, n_resamples, batch):
@@ -316,6 +323,7 @@ def _take(front: np.ndarray, idx: np.ndarray, axis: int, ndim: int) -> np.ndarra
 
 
 def _call(statistic, arrays) -> float:
+    """The statistic of one unbatched draw (arrays with a batch axis of 1), checked to be one value."""
     out = np.asarray(statistic(*arrays), dtype=np.float64).reshape(-1)
     if out.shape != (1,):
         raise InputError(f"the statistic must return one value per resample, got shape {out.shape} for one")
@@ -323,6 +331,7 @@ def _call(statistic, arrays) -> float:
 
 
 def _percentiles(samples: np.ndarray, confidence: float):
+    """The percentile interval of ``samples`` at ``confidence`` (NaN, NaN without samples)."""
     if len(samples) == 0:
         return float("nan"), float("nan")
     low, high = np.quantile(samples, [(1 - confidence) / 2, (1 + confidence) / 2])
@@ -330,6 +339,7 @@ def _percentiles(samples: np.ndarray, confidence: float):
 
 
 def _p_value(null: np.ndarray, observed: float, alternative: str) -> float:
+    """The p-value of ``observed`` under the ``null`` draws, ``(count + 1) / (draws + 1)``; NaN if undefined."""
     if not np.isfinite(observed) or len(null) == 0:
         return float("nan")
     if alternative == "greater":
@@ -342,6 +352,7 @@ def _p_value(null: np.ndarray, observed: float, alternative: str) -> float:
 
 
 def _zscore_pair(a: np.ndarray, b: np.ndarray):
+    """Both arrays z-scored over the entries where both are finite (only centred when constant there)."""
     both = np.isfinite(a) & np.isfinite(b)
     out = []
     for x in (a, b):

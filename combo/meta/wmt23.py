@@ -28,13 +28,15 @@ mt-metrics-eval (``stats.py``, ``data.py``, ``tasks.py``):
   the permutation tests of ``ComputeSigMatrix`` (``PermutationSigDiff``,
   PERM-BOTH of Deutsch, Dror & Roth 2021, for correlations and system
   accuracy; ``PairwisePermutationSigDiff`` for acc_eq), its early stopping,
-  ``AssignRanks`` and ``AverageCorrMatrix``.
+  ``AssignRanks`` and ``AverageCorrMatrix``. Each task's test is a
+  :class:`SignificanceKernel` (the protocol :func:`_permutation` drives).
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -204,6 +206,7 @@ def wmt23_average(task_values: Sequence[Tuple[str, float]], weights=None) -> flo
 
 
 def _range_of(task: str) -> Tuple[float, float]:
+    """The value range of a task (named ``"<lp> <kind>"`` or ``"<kind>"``) from :data:`TASK_RANGES`."""
     kind = task.split(" ")[-1]
     if kind not in TASK_RANGES:
         raise OptionError(f"unknown WMT23 task {task!r}; known: {', '.join(TASK_RANGES)}")
@@ -241,9 +244,11 @@ class TaskRanking:
     value_range: Tuple[float, float] = (-1.0, 1.0)
 
     def rank_of(self, metric: str) -> int:
+        """The cluster rank of ``metric``."""
         return int(self.ranks[self.metrics.index(metric)])
 
     def __str__(self) -> str:
+        """One line per metric: rank, name and value, best first."""
         width = max(len(m) for m in self.metrics)
         return "\n".join(f"{r:>2} {m:<{width}} {v:.4f}" for m, v, r in zip(self.metrics, self.values, self.ranks))
 
@@ -357,6 +362,7 @@ def average_clusters(rankings: Sequence[TaskRanking], weights=None, pval: float 
 
 
 def _task_draws(r: TaskRanking, a: str, b: str) -> np.ndarray:
+    """The permutation draws of metrics a and b on one task as ``(draws, 2)`` columns (a, b); empty if none."""
     i, j = r.metrics.index(a), r.metrics.index(b)
     if i < j:
         return r.draws.get((i, j), np.zeros((0, 2)))
@@ -364,7 +370,8 @@ def _task_draws(r: TaskRanking, a: str, b: str) -> np.ndarray:
     return d[:, ::-1]
 
 
-def _permutation(kernel, units_a, units_b, params: PermutationParams, rng,
+def _permutation(kernel: "SignificanceKernel", units_a: "KernelUnits", units_b: "KernelUnits",
+                 params: PermutationParams, rng,
                  segment_of: Optional[np.ndarray] = None) -> Tuple[float, np.ndarray]:
     """p-value that b is as good as a (a ranked higher), with mt-metrics-eval's block-wise early stopping.
 
@@ -392,68 +399,146 @@ def _permutation(kernel, units_a, units_b, params: PermutationParams, rng,
     return count / done, np.concatenate(draws)
 
 
-class _ScoresKernel:
-    """PERM-BOTH on z-scored scores for a correlation-like statistic over the rated cells."""
+class SignificanceKernel(ABC):
+    """The protocol of a WMT23 task's permutation test, as :func:`significance_clusters` and :func:`_permutation`
+    use it: one kernel per task, built from the human scores.
+
+    A metric's scores are turned once into its ``units`` (:meth:`prepare`), a :class:`KernelUnits` whose
+    ``observed`` part gives the metric's value on the task (:meth:`value`) and whose ``swappable`` part is
+    what a permutation exchanges between two metrics, one entry per cell or pair (:meth:`swappable`). A batch
+    of permuted arrays gives the task values of the draws (:meth:`values`). :attr:`segment_of` maps each
+    swappable entry to its segment, for swapping whole segments (PERM-INPUTS), or is None at system level.
+    """
+
+    @abstractmethod
+    def prepare(self, metric) -> "KernelUnits":
+        """The units of one metric's scores (checked against the human scores' shape)."""
+
+    @abstractmethod
+    def value(self, units: "KernelUnits") -> float:
+        """The metric's value on the task, from its units."""
+
+    @abstractmethod
+    def swappable(self, a: "KernelUnits", b: "KernelUnits") -> Tuple[np.ndarray, np.ndarray]:
+        """The two arrays of one shape whose entries a permutation swaps between metrics a and b."""
+
+    @abstractmethod
+    def values(self, swapped: np.ndarray, units: "KernelUnits") -> np.ndarray:
+        """Task values of a batch of permuted arrays ``(draws,) + swappable shape``, one per draw."""
+
+    @property
+    @abstractmethod
+    def segment_of(self) -> Optional[np.ndarray]:
+        """The segment of each swappable entry (to swap whole segments), or None when there are none."""
+
+
+class KernelUnits(NamedTuple):
+    """A metric as a :class:`SignificanceKernel` sees it: ``observed`` gives its task value, ``swappable`` is
+    what permutations exchange (the same array when the statistic is computed on what is swapped)."""
+
+    observed: np.ndarray
+    swappable: np.ndarray
+
+
+class _ScoresKernel(SignificanceKernel):
+    """PERM-BOTH on z-scored scores for a correlation-like statistic over the rated cells
+    (mt-metrics-eval's ``PermutationSigDiff``)."""
 
     def __init__(self, human, statistic):
+        """A kernel over ``human`` whose ``statistic`` maps ``(batch, cells)`` metric scores to ``(batch,)`` values."""
         self.human = human
         self.statistic = statistic        # (batch, cells) metric values -> (batch,)
 
-    def prepare(self, metric):
+    @abstractmethod
+    def cells(self, metric) -> np.ndarray:
+        """The metric's scores of the rated cells (or systems), flattened in a fixed order."""
+
+    def prepare(self, metric) -> KernelUnits:
+        """The rated cells' raw scores (observed) and their z-scores over those cells (swappable)."""
         cells = self.cells(metric)
         sd = cells.std()
         z = (cells - cells.mean()) / sd if sd > 0 else cells - cells.mean()
-        return {"raw": cells, "z": z}
+        return KernelUnits(cells, z)
 
-    def value(self, units) -> float:
-        return float(self.statistic(units["raw"][None])[0])
+    def value(self, units: KernelUnits) -> float:
+        """The statistic of the raw scores."""
+        return float(self.statistic(units.observed[None])[0])
 
-    def swappable(self, a, b):
-        return a["z"], b["z"]
+    def swappable(self, a: KernelUnits, b: KernelUnits) -> Tuple[np.ndarray, np.ndarray]:
+        """The two metrics' z-scores: PERM-BOTH swaps standardised scores."""
+        return a.swappable, b.swappable
 
-    def values(self, swapped, _units) -> np.ndarray:
+    def values(self, swapped: np.ndarray, units: KernelUnits) -> np.ndarray:
+        """The statistic of each draw's scores, 0 where it is undefined."""
         out = self.statistic(swapped)
         return np.where(np.isfinite(out), out, 0.0)
 
 
-class _SegPearson(_ScoresKernel):
+class _PearsonKernel(_ScoresKernel):
+    """Pearson r over the rated entries of the human scores (NaN: unrated), ``Correlation.Pearson`` unaveraged."""
+
+    task = ""               # the task's name, for errors
+    shape = ""              # the human scores' shape, as errors name it
+    ndim = 0                # and its number of axes
+
     def __init__(self, human):
+        """The kernel of the rated entries of ``human``, an array of :attr:`shape`."""
         human = np.asarray(human, dtype=np.float64)
-        if human.ndim != 2:
-            raise InputError(f"seg_pearson needs (systems, segments) human scores, not shape {human.shape}")
+        if human.ndim != self.ndim:
+            raise InputError(f"{self.task} needs {self.shape} human scores, not shape {human.shape}")
         self.rated = ~np.isnan(human)
-        self.segment_of = np.nonzero(self.rated)[1]          # the segment of each rated cell, in cell order
         h = human[self.rated]
         super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
 
-    def cells(self, metric):
+
+class _SegPearson(_PearsonKernel):
+    """Segment-level Pearson over all rated cells (``Correlation.Pearson``, no grouping)."""
+
+    task, shape, ndim = "seg_pearson", "(systems, segments)", 2
+
+    def __init__(self, human):
+        """The kernel of the rated cells of ``human``, a ``(systems, segments)`` matrix (NaN: unrated)."""
+        super().__init__(human)
+        self._segment_of = np.nonzero(self.rated)[1]          # the segment of each rated cell, in cell order
+
+    @property
+    def segment_of(self) -> np.ndarray:
+        """The segment of each rated cell, in cell order."""
+        return self._segment_of
+
+    def cells(self, metric) -> np.ndarray:
+        """The metric's scores of the rated cells, row by row."""
         metric = np.asarray(metric, dtype=np.float64)
         _check_matrices(metric, self.human)
         return metric[self.rated]
 
 
-class _SysPearson(_ScoresKernel):
-    def __init__(self, human):
-        human = np.asarray(human, dtype=np.float64)
-        if human.ndim != 1:
-            raise InputError(f"sys_pearson needs (systems,) human scores, not shape {human.shape}")
-        self.rated = ~np.isnan(human)
-        self.segment_of = None                                # system level: the unit is a system
-        h = human[self.rated]
-        super().__init__(human, lambda m: correlation_values(m[:, None, :], h[None, None, :]))
+class _SysPearson(_PearsonKernel):
+    """System-level Pearson over the systems with a human score."""
 
-    def cells(self, metric):
+    task, shape, ndim = "sys_pearson", "(systems,)", 1
+
+    @property
+    def segment_of(self) -> None:
+        """None: at system level the unit is a system."""
+        return None
+
+    def cells(self, metric) -> np.ndarray:
+        """The metric's scores of the systems with a human score."""
         (metric,), _ = _check_sys(metric, self.human)
         return metric[self.rated]
 
 
 class _SysAccuracy(_ScoresKernel):
+    """System-level pairwise accuracy pooled over language pairs (``CompareMetricsWithGlobalAccuracy``)."""
+
     def __init__(self, human):
+        """The kernel of ``human``: a ``(systems,)`` vector or a list of them, one per language pair."""
         humans = [np.asarray(h, dtype=np.float64) for h in _as_list(human)]
         self.humans = humans
-        self.segment_of = None                                # system level: the unit is a system
 
         def statistic(m):
+            """Pooled accuracy of each row of ``m``, the language pairs' systems laid end to end."""
             right = total = 0
             start = 0
             for h in humans:
@@ -464,50 +549,68 @@ class _SysAccuracy(_ScoresKernel):
             return right / total
         super().__init__(human, statistic)
 
-    def cells(self, metric):
+    @property
+    def segment_of(self) -> None:
+        """None: at system level the unit is a system."""
+        return None
+
+    def cells(self, metric) -> np.ndarray:
+        """The metric's system scores, language pairs laid end to end."""
         metrics, _ = _check_sys(metric, self.humans)
         return np.concatenate(metrics)
 
 
-class _SegAccEq:
+class _SegAccEq(SignificanceKernel):
     """``PairwisePermutationSigDiff``: each pair's outcome (right or not at the metric's own epsilon) swapped."""
 
     def __init__(self, human):
+        """The kernel of every pair of rated cells within a segment of ``human`` (``(systems, segments)``)."""
         human = np.asarray(human, dtype=np.float64)
         if human.ndim != 2:
             raise InputError(f"seg_acc_eq needs (systems, segments) human scores, not shape {human.shape}")
         self.human = human
         self.pairs = pairs_from_scores(human)
-        self.segment_of = self.pairs.segment
         _, inverse, size = np.unique(self.pairs.segment, return_inverse=True, return_counts=True)
         self.weight = 1.0 / (len(size) * size[inverse])       # group-mean accuracy = sum(weight * right)
 
-    def prepare(self, metric):
+    @property
+    def segment_of(self) -> np.ndarray:
+        """The segment of each pair."""
+        return self.pairs.segment
+
+    def prepare(self, metric) -> KernelUnits:
+        """Each pair's outcome (1.0 right, 0.0 wrong) at the metric's own calibrated epsilon, observed and
+        swapped alike."""
         metric, _ = _check_matrices(metric, self.human)
         better, worse = pair_scores(metric, self.pairs)
         eps = seg_acc_eq(metric, self.human, "item").epsilon
         diff = better - worse
         tied = np.abs(diff) <= eps
         right = np.where(tied, self.pairs.tie, ~self.pairs.tie & (diff > 0)).astype(np.float64)
-        return right
+        return KernelUnits(right, right)
 
-    def value(self, right) -> float:
-        return float(np.dot(self.weight, right))
+    def value(self, units: KernelUnits) -> float:
+        """acc_eq by item: the segment-weighted share of right pairs."""
+        return float(np.dot(self.weight, units.observed))
 
-    def swappable(self, a, b):
-        return a, b
+    def swappable(self, a: KernelUnits, b: KernelUnits) -> Tuple[np.ndarray, np.ndarray]:
+        """The two metrics' pair outcomes."""
+        return a.swappable, b.swappable
 
-    def values(self, swapped, _units) -> np.ndarray:
+    def values(self, swapped: np.ndarray, units: KernelUnits) -> np.ndarray:
+        """acc_eq by item of each draw's outcomes."""
         return swapped @ self.weight
 
 
-_KERNELS = {"seg_pearson": _SegPearson, "sys_pearson": _SysPearson, "sys_accuracy": _SysAccuracy,
-            "seg_acc_eq": _SegAccEq}
+#: The significance kernel of each WMT23 task.
+_KERNELS: Dict[str, Callable[[object], SignificanceKernel]] = {
+    "seg_pearson": _SegPearson, "sys_pearson": _SysPearson, "sys_accuracy": _SysAccuracy, "seg_acc_eq": _SegAccEq}
 
 
 # -- internals ----------------------------------------------------------------
 
 def _check_matrices(metric, human):
+    """Both segment-level inputs as float ``(systems, segments)`` matrices of one shape, every rated cell scored."""
     metric = np.asarray(metric, dtype=np.float64)
     human = np.asarray(human, dtype=np.float64)
     if human.ndim != 2 or metric.shape != human.shape:
@@ -521,12 +624,14 @@ def _check_matrices(metric, human):
 
 
 def _as_list(x) -> List[np.ndarray]:
+    """A ``(systems,)`` vector or a list of them (one per language pair) as a list of float arrays."""
     if isinstance(x, (list, tuple)) and len(x) and np.ndim(x[0]) == 1:
         return [np.asarray(v, dtype=np.float64) for v in x]
     return [np.asarray(x, dtype=np.float64)]
 
 
 def _check_sys(metric_sys, human_sys):
+    """The system-level inputs as lists of matching ``(systems,)`` vectors, every rated system scored."""
     metrics, humans = _as_list(metric_sys), _as_list(human_sys)
     if len(metrics) != len(humans):
         raise InputError(f"{len(metrics)} metric vectors for {len(humans)} human vectors (one per language pair)")

@@ -55,6 +55,7 @@ def sentence_trees(texts: Sequence[str], source: str) -> List[Tree]:
 class ConstituentMetric(Metric):
     """Shared ``trees`` option and resource check of the CP-* metrics."""
 
+    # The class attributes below declare this family's facts; the SP and DP bases declare theirs in the same shape.
     locality = "row"  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "syntactic"

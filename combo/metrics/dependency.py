@@ -315,6 +315,7 @@ LOWERCASE_OPTION = Option(True, "lowercase the words before matching", short="lc
 class DependencyMetric(PairwiseMetric):
     """Common parts: the ``parser`` option and the spaCy resource check."""
 
+    # Declared facts of the DP family, in the shape every metric base uses (shallow.py's TypedOverlap too).
     locality = "row"  # each text analysed alone: chunked scoring gives the same statistics (tests/test_scale.py)
 
     family = "syntactic"

@@ -22,17 +22,14 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
-from scipy import sparse
 
-from ...errors import InputError, OptionError
-from ...analysis.ngrams import NgramCounts, SymbolSequences, Vocabulary, clipped_counts, smallest_uint
+from ...errors import OptionError
+from ...analysis.ngrams import CharacterNgramCounts, SymbolSequences
 from ..base import Metric, Option, ReferencePairs, first_best_per_row
 from ..registry import register
 
 PUNCTUATION = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')  # Python's string.punctuation
 _EPS = 1e-16  # chrF++.py's epsilon, as in sacreBLEU
-_KEY_LIMIT = 2 ** 62  # largest (text, n-gram) integer key we allow
-_CHAR_SLICE = 8192  # texts whose characters are read at a time
 
 
 def split_punctuation(text: str) -> List[str]:
@@ -53,121 +50,6 @@ def split_punctuation(text: str) -> List[str]:
         else:
             words.append(w)
     return words
-
-
-class CharacterNgramCounts(NgramCounts):
-    """The character n-grams of strings: each text as a sequence of character ids (:meth:`matches` counts clipped
-    matches from them directly), and on demand the :class:`NgramCounts` view (``matrices``, ``ngram_ids``).
-
-    Character ids number the characters present in code point order (``vocabulary``), stored in the smallest
-    unsigned type (``symbols``, ``ptr`` as :class:`~combo.analysis.ngrams.SymbolSequences`). In ``matrices`` the
-    n-gram of order n starting at a position is the integer ``code_{n-1} * A + char`` (A = alphabet size), so
-    each order costs one sort of integer keys instead of a ``unique`` with inverse. Column ids are these codes
-    (a wide, sparse column space); codes are renumbered densely only when a key would overflow.
-    """
-
-    def __init__(self, texts: Sequence[str], max_order: int):  # noqa: D107 (no super call on purpose)
-        self.max_order = max_order
-        self.vocabulary = Vocabulary()
-        n_texts = len(texts)
-        self.lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n_texts)
-        self.ptr = np.zeros(n_texts + 1, dtype=np.int64)
-        np.cumsum(self.lengths, out=self.ptr[1:])
-        # code points a slice of texts at a time (their UTF-32 copy is 4 bytes a character), each numbered as it
-        # first appears, then renumbered in code point order
-        number = np.full(256, -1, dtype=np.int32)  # by code point, grown to the largest one seen
-        seen: List[int] = []
-        parts = []
-        for start in range(0, n_texts, _CHAR_SLICE):
-            chars = np.frombuffer("".join(texts[start:start + _CHAR_SLICE]).encode("utf-32-le", "surrogatepass"),
-                                  dtype=np.uint32)
-            top = int(chars.max()) if len(chars) else 0
-            if top >= len(number):
-                number = np.concatenate([number, np.full(top + 1 - len(number), -1, dtype=np.int32)])
-            ids = number[chars]
-            if len(ids) and ids.min() < 0:
-                new = np.unique(chars[ids < 0]).tolist()
-                number[new] = np.arange(len(seen), len(seen) + len(new))
-                seen += new
-                ids = number[chars]
-            parts.append(ids.astype(smallest_uint(max(len(seen) - 1, 0))))
-        present = np.array(sorted(seen), dtype=np.int64)
-        self.vocabulary.index = {chr(c): i for i, c in enumerate(present.tolist())}
-        self.alphabet = max(len(present), 1)
-        rank = np.empty(len(present), dtype=smallest_uint(self.alphabet - 1))  # first-seen number -> code point rank
-        rank[number[present]] = np.arange(len(present))
-        self.symbols = rank[np.concatenate(parts)] if parts else np.zeros(0, dtype=np.uint8)
-        self._matrices: Optional[List[sparse.csr_matrix]] = None
-        self._ngram_ids: Optional[List[np.ndarray]] = None
-
-    def matches(self, hyp: np.ndarray, row_set: np.ndarray, set_ptr: np.ndarray, set_ids: np.ndarray) -> np.ndarray:
-        """Clipped matches of each order, rows against reference sets (``combo.analysis.ngrams.clipped_counts``)."""
-        return clipped_counts(self.symbols, self.ptr, self.alphabet, self.max_order, hyp, row_set, set_ptr, set_ids)
-
-    @property
-    def matrices(self) -> List[sparse.csr_matrix]:  # type: ignore[override]
-        """Per order, the CSR matrix of n-gram counts (texts x codes), built on first use."""
-        if self._matrices is None:
-            self._matrices = [self._count_matrix(*c) for c in self._codes()]
-        return self._matrices
-
-    def _count_matrix(self, text, _position, code, width) -> sparse.csr_matrix:
-        n_texts = len(self.lengths)
-        keys = text * width + code
-        keys.sort()
-        if len(keys):
-            start = np.ones(len(keys), dtype=bool)
-            np.not_equal(keys[1:], keys[:-1], out=start[1:])
-            first = np.flatnonzero(start)
-            counts = np.diff(first, append=len(keys)).astype(np.float64)
-            uniq = keys[first]
-            rows = uniq // width
-            cols = uniq - rows * width
-        else:
-            counts = np.zeros(0)
-            rows = cols = np.zeros(0, dtype=np.int64)
-        indptr = np.zeros(n_texts + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n_texts), out=indptr[1:])
-        mat = sparse.csr_matrix((counts, cols, indptr), shape=(n_texts, width))
-        mat.has_canonical_format = True  # one sorted entry per (text, n-gram) by construction
-        return mat
-
-    def _codes(self):
-        """Yield ``(text, position, code, width)`` of every n-gram, order by order (positions ascending)."""
-        ids, n_texts = self.symbols.astype(np.int64), len(self.lengths)
-        alphabet = max(int(ids.max()) + 1 if len(ids) else 1, 1)
-        text = np.repeat(np.arange(n_texts, dtype=np.int64), self.lengths)
-        position = np.arange(len(ids), dtype=np.int64)
-        room = np.repeat(np.cumsum(self.lengths), self.lengths) - position  # symbols from here to the text's end
-        code = ids
-        width = alphabet  # codes of the current order lie in [0, width)
-        for n in range(1, self.max_order + 1):
-            if n > 1:
-                if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
-                    _, dense = np.unique(code, return_inverse=True)
-                    code = dense.ravel()
-                    width = int(code.max()) + 1 if len(code) else 1
-                    if max(n_texts, 1) * width * alphabet >= _KEY_LIMIT:
-                        raise InputError(f"chrF: too many distinct character {n}-grams to index "
-                                         f"({width} x {alphabet} x {n_texts} texts)",
-                                         fix="score the texts in smaller parts")
-                keep = room >= n
-                text, position, room = text[keep], position[keep], room[keep]
-                code = code[keep] * alphabet + ids[position + (n - 1)]
-                width *= alphabet
-            yield text, position, code, width
-
-    @property
-    def ngram_ids(self) -> List[np.ndarray]:  # type: ignore[override]
-        """Per order: the id of the n-gram starting at each position (-1: none), as in :class:`NgramCounts`."""
-        if self._ngram_ids is None:
-            out = []
-            for _, position, code, _ in self._codes():
-                full = np.full(len(self.symbols), -1, dtype=np.int64)
-                full[position] = code
-                out.append(full)
-            self._ngram_ids = out
-        return self._ngram_ids
 
 
 def chrf_from_statistics(stats: np.ndarray, n_orders: int, beta: float, eps_smoothing: bool,
@@ -256,11 +138,15 @@ class CHRF(Metric):
     }
 
     def _post_init(self) -> None:
+        """Check that some n-gram order is counted and set ``n_orders`` (character plus word orders)."""
         if self.params["char_order"] + self.params["word_order"] < 1:
             raise OptionError(f"{self.name}: char_order + word_order must be at least 1")
         self.n_orders = self.params["char_order"] + self.params["word_order"]
 
     def analyse(self, texts: Sequence[str]) -> Tuple[CharacterNgramCounts, Optional[SymbolSequences]]:
+        """The texts' character n-grams (white space removed unless ``whitespace``, as sacreBLEU's CHRF) and, for
+        chrF++ (Popović 2017), their word n-grams (:func:`split_punctuation` words); lowercased first with
+        ``lowercase``."""
         p = self.params
         if p["lowercase"]:
             texts = [t.lower() for t in texts]
@@ -272,6 +158,7 @@ class CHRF(Metric):
         return char_counts, word_counts
 
     def _pair_statistics(self, analysis, hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Statistics rows of (hypothesis, reference) text pairs, character orders first, then word orders."""
         char_counts, word_counts = analysis
         parts = [_order_statistics(char_counts, hyp, ref)]
         if word_counts is not None:
@@ -279,6 +166,8 @@ class CHRF(Metric):
         return np.concatenate(parts, axis=1).reshape(len(hyp), 3 * self.n_orders)
 
     def statistics(self, analysis, hyp_ids, ref_ptr, ref_ids, ref_weights=None) -> np.ndarray:
+        """Each row's statistics; with several references, those of the one with the best sentence chrF (the first on
+        ties: sacreBLEU compares ``100 * chrF`` with ``>``)."""
         pairs = ReferencePairs.build(self.name, analysis[0].n_texts, hyp_ids, ref_ptr, ref_ids)
         n_rows = len(hyp_ids)
         stats = self._pair_statistics(analysis, pairs.hyp, pairs.ref)[pairs.inverse]
@@ -294,6 +183,8 @@ class CHRF(Metric):
         return out
 
     def score(self, stats: np.ndarray, segment_level: bool = False) -> np.ndarray:
+        """chrF (Popović 2015, eq. 1) of statistics (:func:`chrf_from_statistics`): an array for rows, a float for
+        one row (a corpus's summed statistics, as sacreBLEU's ``corpus_score``)."""
         p = self.params
         out = chrf_from_statistics(stats, self.n_orders, p["beta"], p["eps_smoothing"])
         return out if np.ndim(stats) > 1 else float(out)

@@ -83,6 +83,7 @@ class CIDErD(Metric):
     family = "lexical"
     higher_is_better = True
     citation = "Vedantam, Zitnick & Parikh 2015 (CVPR), §3.1-3.2, eqs. 1, 4, 5; coco-caption CiderD"
+    # declared per metric, like NIST's: the defaults and meanings follow each metric's reference implementation
     options = {
         "max_order": Option(4, "largest n-gram order", check=lambda v: isinstance(v, int) and 1 <= v <= 9,
                             short="n"),
