@@ -36,16 +36,18 @@ class Asked:
     def without_references(self, tb) -> Optional[str]:
         """The options that ask this run without reference-against-reference scores (KING, ORANGE, QUEEN), with a
         criterion the test bed's judgments support; None when there is none."""
-        from .evaluate import DEFAULT_SCHEME_NAME as ulc, LIKENESS, reading_references
+        from .evaluate import DEFAULT_SCHEME_NAME as ulc, criteria_of_family, reading_references
+
+        likeness = criteria_of_family("likeness")  # KING, ORANGE
 
         alt = reference_free_criterion(tb)
         if self.command == "search":
-            if self.criteria[0] in LIKENESS:
+            if self.criteria[0] in likeness:
                 return f"--criterion {alt} --scheme {ulc}" if alt else None
             return f"--scheme {ulc}"
         parts = []
-        if any(c in LIKENESS for c in self.criteria):
-            keep = [c for c in self.criteria if c not in LIKENESS] or ([alt] if alt else [])
+        if any(c in likeness for c in self.criteria):
+            keep = [c for c in self.criteria if c not in likeness] or ([alt] if alt else [])
             if not keep:
                 return None
             parts.append(f"--criteria {','.join(keep)}")
@@ -53,7 +55,7 @@ class Asked:
         if queen:
             rest = [x for x in self.schemes if x not in queen]
             parts.append(f"--combine {','.join(rest or [ulc])}")
-        if self.search in LIKENESS:
+        if self.search in likeness:
             if not alt:
                 return None
             parts.append(f"--search {alt}")
@@ -212,7 +214,9 @@ def prepare(tb, source: str, metrics: Sequence[str], criterion: str, triples: st
     scores when every segment has enough references and every metric has them; else KING and ORANGE are left out
     and ``likeness_note`` says why (None when nothing was left out)."""
     from .meta.queen import min_references
-    from .evaluate import LIKENESS
+    from .evaluate import criteria_of_family
+
+    likeness = criteria_of_family("likeness")  # KING, ORANGE
 
     asked = asked or Asked("search", [criterion], metrics=metrics)
     likeness_note = None
@@ -220,7 +224,7 @@ def prepare(tb, source: str, metrics: Sequence[str], criterion: str, triples: st
     if auto:  # combo report: KING and ORANGE when every segment has enough references
         needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
     specs, notes = _choose_metrics(metrics, tb)
-    need = min_references(triples) + (1 if criterion in LIKENESS else 0) if needs_refs else 0
+    need = min_references(triples) + (1 if criterion in likeness else 0) if needs_refs else 0
     if max_refs is not None and max_refs < need:
         raise OptionError(f"--max-refs {max_refs} leaves fewer than the {need} references {criterion} with QUEEN "
                           f"(triples={triples}) needs: every segment would be skipped. Fix: --max-refs {need} or more")
@@ -260,7 +264,7 @@ def prepare(tb, source: str, metrics: Sequence[str], criterion: str, triples: st
         tb = tb.subset(keep)
         notes.append(f"skipped {skipped} segments with fewer than {max(min_refs, need)} references")
     if king_segments is not None:
-        if criterion not in LIKENESS or not needs_refs:
+        if criterion not in likeness or not needs_refs:
             raise OptionError(f"--king-segments samples segments for KING and ORANGE, which this run does not "
                               f"compute ({criterion}): drop it, or ask for {asked.ask('king')}")
         population = len(tb.segments)

@@ -143,7 +143,7 @@ def wmt_rankings(ev: MetaEvaluator, table: ScoreTable, seed: int, names=None) ->
     keep = ev.system_mask
     human = ev.human[keep]
     human_sys = ev.human_system_scores()[keep]
-    seg = {n: ev._matrix(table.segment[table.metrics.index(n)])[keep] for n in names}
+    seg = {n: ev.matrix(table.segment[table.metrics.index(n)])[keep] for n in names}
     sys_ = {n: table.system[table.metrics.index(n)][keep] for n in names}
     for n in names:  # every entry oriented higher-is-better, as mt-metrics-eval negates error metrics
         if not table.higher_is_better[table.metrics.index(n)]:

@@ -42,4 +42,4 @@ def test_one_human_translation_is_singular():
     tb = combo.load_testbed("example")
     tb.metadata["human_systems"] = [tb.systems[0]]
     ev = MetaEvaluator(tb, combo.score_testbed(tb, ["bleu"]))
-    assert ev._human_left_out() == ("1 human translation left out",)
+    assert ev.human_left_out() == ("1 human translation left out",)

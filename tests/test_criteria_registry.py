@@ -19,8 +19,10 @@ from scipy.stats import spearmanr
 from combo import evaluate
 from combo.cli import main
 from combo.combine.ulc import ulc
-from combo.evaluate import (CRITERIA, SCHEMES, Criterion, MetaEvaluator, Needs, Scheme, correlation_bootstrap,
-                            registered)
+from combo.evaluate import (Criterion, MetaEvaluator, Needs, Scheme, correlation_bootstrap, criterion_names,
+                            registered, scheme_names)
+
+CRITERIA, SCHEMES = criterion_names(), scheme_names()  # the built-in ones
 
 ROOT = Path(__file__).resolve().parents[1]
 METRICS = ["-m", "bleu", "-m", "chrf"]
@@ -58,7 +60,7 @@ MAX = Scheme("max", "the largest of the min-max normalised metric scores (a test
 def toys():
     with registered(SEG_SPEARMAN, MAX):
         yield
-    assert "seg_spearman" not in evaluate.CRITERIA and "max" not in evaluate.SCHEMES
+    assert "seg_spearman" not in evaluate.criterion_names() and "max" not in evaluate.scheme_names()
 
 
 def run(*args):
@@ -139,17 +141,17 @@ def test_a_registered_criterion_and_scheme_in_the_report(toys, tmp_path):
 
 def test_registration_is_undone_and_names_are_not_taken_twice():
     with registered(SEG_SPEARMAN, MAX):
-        assert evaluate.CRITERIA[-1] == "seg_spearman" and evaluate.SCHEMES[-1] == "max"
-        assert evaluate.CRITERION_TITLES["seg_spearman"] == "segment Spearman (toy)"
+        assert evaluate.criterion_names()[-1] == "seg_spearman" and evaluate.scheme_names()[-1] == "max"
+        assert evaluate.get_criterion("seg_spearman").title == "segment Spearman (toy)"
         with pytest.raises(ValueError, match="'seg_spearman' is taken"):
             evaluate.register_criterion(SEG_SPEARMAN)
-    assert evaluate.CRITERIA == CRITERIA and evaluate.SCHEMES == SCHEMES
+    assert evaluate.criterion_names() == CRITERIA and evaluate.scheme_names() == SCHEMES
     with pytest.raises(ValueError, match="'kendall' is taken"):  # an old name is taken too
         evaluate.register_criterion(Criterion("tau", "t", "m", "segment", SEG_SPEARMAN.compute, aliases=("kendall",)))
     with pytest.raises(ValueError, match="scheme 'max': the name is taken"):  # a failed registration undoes the ones before it
         with registered(MAX, MAX):
             pass
-    assert evaluate.SCHEMES == SCHEMES
+    assert evaluate.scheme_names() == SCHEMES
     res = CliRunner().invoke(main, ["evaluate", "--testbed", "example", "-q", "-m", "bleu", "--criteria",
                                     "seg_spearman", "--bootstrap", 0])
     assert res.exit_code == 2 and "unknown criterion 'seg_spearman'" in res.output

@@ -138,10 +138,10 @@ def test_search_and_evaluate_print_ties_meanings_and_warnings():
     assert 0 <= cell["tie_share"] <= 1 and cell["value_strict"] <= cell["value"]
     assert "tie_share" not in doc["rows"][0]["wmt_kendall"] and set(doc["meanings"]) == {"king", "wmt_kendall"}
     helped = CliRunner().invoke(main, ["evaluate", "--help"]).output
-    from combo.evaluate import CRITERIA, CRITERION_MEANINGS
+    from combo.evaluate import criterion_names, criterion_records
 
-    assert set(CRITERION_MEANINGS) == set(CRITERIA)
-    assert all(f"  {c} " in helped for c in CRITERIA) and "QUEEN: probability" in helped
+    assert [c.name for c in criterion_records() if c.meaning] == list(criterion_names())
+    assert all(f"  {c} " in helped for c in criterion_names()) and "QUEEN: probability" in helped
 
 
 def test_a_king_result_decided_by_ties_is_flagged():

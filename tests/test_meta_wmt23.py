@@ -363,7 +363,7 @@ def test_evaluate_criteria_are_the_wmt23_statistics(data):
     ev = MetaEvaluator(tb, table)
     assert ev.aspect == "mqm" and int(ev.system_mask.sum()) == 12
     keep = ev.system_mask
-    metric = ev._matrix(table.segment[0])[keep]
+    metric = ev.matrix(table.segment[0])[keep]
     human = ev.human[keep]
     assert ev.quality([0], "acc_eq_item").value == pytest.approx(seg_acc_eq(metric, human, "item").value, abs=1e-12)
     assert ev.quality([0], "seg_kendall_item").value == pytest.approx(

@@ -83,13 +83,13 @@ def test_report_passes_the_kendall_and_king_options(tmp_path, built):
     assert (ev.kendall_variant, ev.king_ties, ev.budget.bytes) == ("wmt14", "strict", 500 * 2 ** 20)
 
 
-#: where the recording stand-in of combo.evaluate._entry_quality writes, and the real one (read in the workers,
+#: where the recording stand-in of combo.evaluate.entries._entry_quality writes, and the real one (read in the workers,
 #: which are forked after the test sets them)
 _ENTRIES = {}
 
 
 def _recorded_entry(evaluator, subset, criterion, scheme, n_resamples, seed):
-    """combo.evaluate._entry_quality, writing the process that runs it: one entry's quality and its bootstrap."""
+    """combo.evaluate.entries._entry_quality, writing the process that runs it: one entry's quality and its bootstrap."""
     import os
     import time
 
@@ -104,8 +104,8 @@ def test_report_jobs_2_runs_the_bootstrap_and_king_in_two_worker_processes(tmp_p
 
     record = tmp_path / "entries.txt"
     monkeypatch.setitem(_ENTRIES, "file", str(record))
-    monkeypatch.setitem(_ENTRIES, "real", combo.evaluate._entry_quality)
-    monkeypatch.setattr(combo.evaluate, "_entry_quality", _recorded_entry)
+    monkeypatch.setitem(_ENTRIES, "real", combo.evaluate.entries._entry_quality)
+    monkeypatch.setattr(combo.evaluate.entries, "_entry_quality", _recorded_entry)
     res = run("report", "--testbed", "example", "-m", "bleu", "-m", "chrf", "-m", "ter", "--combine", "ulc,queen",
               "--bootstrap", "30", "--jobs", "2", "-q", "--out", tmp_path / "page.html")
     assert res.exit_code == 0, res.output

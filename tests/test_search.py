@@ -109,7 +109,7 @@ def test_a_search_sends_sets_to_workers_only_when_one_takes_long_enough(monkeypa
     """One set is timed first: the example's sets take milliseconds, so two jobs evaluate them here (a batch sent to
     forked workers costs more than it saves); sets slower than PARALLEL_SET_MIN_SECONDS go to the workers, with
     the same search and the set timed first not evaluated again."""
-    import combo.evaluate as evaluate
+    import combo.evaluate.search as evaluate
     import combo.parallel as parallel
     from combo.io import load_testbed
 

@@ -29,7 +29,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cac
 
     Several language pairs of one folder (--lp en-de,he-en): each pair's table, then WMT23's official average over
     the pairs (system accuracy pooled; the other tasks per pair)."""
-    from ..evaluate import LIKENESS, evaluate_entries, evaluation_output, reading_references
+    from ..evaluate import criteria_of_family, evaluate_entries, evaluation_output, reading_references
 
     check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
@@ -39,8 +39,9 @@ def evaluate(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cac
     lps = language_pairs(lp)
     if len(lps) > 1 and report_path:
         raise OptionError(f"--report draws one test bed's report: give one --lp (e.g. --lp {lps[0]}) with --report")
-    needs_refs = any(c in LIKENESS for c in crits) or bool(reading_references(combined))
-    likeness = next((c for c in crits if c in LIKENESS), crits[0] if crits else "r_snt")
+    likeness_criteria = criteria_of_family("likeness")  # KING, ORANGE
+    needs_refs = any(c in likeness_criteria for c in crits) or bool(reading_references(combined))
+    likeness = next((c for c in crits if c in likeness_criteria), crits[0] if crits else "r_snt")
     docs, texts, evaluators = [], [], {}
     loaded = [load_testbed(testbed_path, one_lp, testbed_options) for one_lp in lps]  # every pair, before scoring
     for one_lp, one_tb in zip(lps, loaded):

@@ -30,23 +30,23 @@ class MeaningsCommand(click.Command):
 
 def criterion_names() -> Tuple[str, ...]:
     """Every name a criterion option accepts (the criteria, then their old names), read from the registry."""
-    from ..evaluate import CRITERION_NAMES
+    from ..evaluate import accepted_criterion_names
 
-    return CRITERION_NAMES
+    return accepted_criterion_names()
 
 
 def criteria() -> Tuple[str, ...]:
     """The registered criteria (without their old names)."""
-    from ..evaluate import CRITERIA
+    from ..evaluate import criterion_names
 
-    return CRITERIA
+    return criterion_names()
 
 
 def schemes() -> Tuple[str, ...]:
     """The registered combination schemes."""
-    from ..evaluate import SCHEMES
+    from ..evaluate import scheme_names
 
-    return SCHEMES
+    return scheme_names()
 
 
 def today_name(ctx, param, value):
@@ -65,31 +65,32 @@ def meaning(criterion: str) -> str:
 
 def meanings_help() -> str:
     """The epilog of search and evaluate: one line per registered criterion and scheme saying what it measures."""
-    from ..evaluate import CRITERION_MEANINGS, SCHEME_MEANINGS
+    from ..evaluate import criterion_records, scheme_records
 
-    width = max(len(c) for c in (*CRITERION_MEANINGS, *SCHEME_MEANINGS)) + 2
+    criteria, schemes = criterion_records(), scheme_records()
+    width = max(len(r.name) for r in (*criteria, *schemes)) + 2
     lines = ["\b", "Criteria (what they measure, what is good):"]
-    lines += [f"  {c:<{width}}{meaning}" for c, meaning in CRITERION_MEANINGS.items()]
-    lines += ["Combinations:"] + [f"  {c:<{width}}{meaning}" for c, meaning in SCHEME_MEANINGS.items()]
+    lines += [f"  {c.name:<{width}}{c.meaning}" for c in criteria]
+    lines += ["Combinations:"] + [f"  {s.name:<{width}}{s.meaning}" for s in schemes]
     return "\n".join(lines)
 
 
 def criterion_help() -> str:
     """search's --criterion: the old names that still work."""
-    from ..evaluate import CRITERION_ALIASES
+    from ..evaluate import criterion_aliases
 
-    old = ", ".join(f"{a} ({c})" for a, c in CRITERION_ALIASES.items())
+    old = ", ".join(f"{a} ({c})" for a, c in criterion_aliases().items())
     return ("What each criterion measures is listed below" + (f"; old names still work: {old}." if old else "."))
 
 
 def scheme_help() -> str:
     """search's --scheme: each criterion's default combination."""
-    from ..evaluate import DEFAULT_SCHEME, DEFAULT_SCHEME_NAME
+    from ..evaluate import DEFAULT_SCHEME_NAME, criterion_records
 
     other = {}
-    for c, s in DEFAULT_SCHEME.items():
-        if s != DEFAULT_SCHEME_NAME:
-            other.setdefault(s, []).append(c)
+    for c in criterion_records():
+        if c.default_scheme != DEFAULT_SCHEME_NAME:
+            other.setdefault(c.default_scheme, []).append(c.name)
     return ("Combination (default: " + "".join(f"{s} for {'/'.join(cs)}, " for s, cs in other.items())
             + f"{DEFAULT_SCHEME_NAME} otherwise).")
 
@@ -108,10 +109,11 @@ def named_list(text: str, option: str, what: str, known: Sequence[str], none_all
     """``--criteria``/``--combine`` (``option``): comma-separated names (:func:`~.options.comma_separated`), each
     known (old names mapped to today's); a typo gets the close names. ``none_allowed``: an empty ``text`` asks
     for none (``--combine ""``)."""
-    from ..evaluate import CRITERION_ALIASES
+    from ..evaluate import criterion_aliases
     from ..options import did_you_mean
 
-    choices = f"(choose from {', '.join(n for n in known if n not in CRITERION_ALIASES)})"
+    aliases = criterion_aliases()
+    choices = f"(choose from {', '.join(n for n in known if n not in aliases)})"
     if none_allowed and not text.strip():
         return []
     names = comma_separated(text, option, what, choices)
@@ -119,7 +121,7 @@ def named_list(text: str, option: str, what: str, known: Sequence[str], none_all
         if name not in known:
             hint = did_you_mean(name, known)
             raise OptionError(f"unknown {what} {name!r}" + (f"; {hint}" if hint else "") + f" {choices}")
-    return [CRITERION_ALIASES.get(n, n) for n in names]
+    return [aliases.get(n, n) for n in names]
 
 
 def language_pairs(lp: Optional[str], example: str = "en-de,he-en") -> List[Optional[str]]:

@@ -43,7 +43,7 @@ from .output import check_outputs, write_outputs
 def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, search_criterion, strategy, mutt,
            mutt_flickr8k, n_resamples, worst, min_refs, max_refs, cache, quiet, meta: MetaOptions):
     """Write one self-contained HTML report: meta-evaluation, intervals, correlations, plots, worst segments."""
-    from ..evaluate import DEFAULT_SCHEME, LIKENESS, reading_references, search_metric_sets
+    from ..evaluate import criteria_of_family, default_scheme, reading_references, search_metric_sets
     from ..metric_unit_tests import mutt_accuracy
 
     check_report_possible(out)
@@ -52,7 +52,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     combined = named_list(combos, "--combine", "combination", schemes(), none_allowed=True)
     asked = (crits or []) + ([search_criterion] if search_criterion else [])
     refused_pairs(asked, combined, "report")
-    likeness = next((c for c in asked if c in LIKENESS), None)
+    likeness = next((c for c in asked if c in criteria_of_family("likeness")), None)
     needs_refs = True if likeness or reading_references(combined) else "auto" if crits is None else False
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count prepare checks
     tb, table, refs, notes, likeness_note = prepare(
@@ -60,7 +60,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
         ("report", crits or [], combined, search_criterion))
     ev = meta.evaluator(tb, table, refs, command="report --search")
     ev.likeness_note = likeness_note or (f"not asked for (--criteria {criteria})" if crits is not None else None)
-    result = (search_metric_sets(ev, search_criterion, DEFAULT_SCHEME.get(search_criterion, "ulc"), strategy,
+    result = (search_metric_sets(ev, search_criterion, default_scheme(search_criterion), strategy,
                                  n_resamples=n_resamples) if search_criterion else None)
     ev.command = "report"  # the table's criteria: --criteria
     accuracy, mutt_note = (None, "MUTT unit tests were not run (combo report --mutt CORRUPTIONS).")

@@ -33,11 +33,11 @@ def search(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cache
     """Find the metric set whose combination best meets a meta-evaluation criterion (Giménez & Màrquez 2008)."""
     import numpy as np
 
-    from ..evaluate import DEFAULT_SCHEME, check_scheme, reading_references, search_metric_sets
+    from ..evaluate import check_scheme, default_scheme, reading_references, search_metric_sets
 
     check_report_possible(report_path)
     check_outputs(out=out, report=report_path)
-    scheme = scheme or DEFAULT_SCHEME.get(criterion, "ulc")
+    scheme = scheme or default_scheme(criterion)
     check_scheme(criterion, scheme, "search")
     tb, table, refs, notes, likeness_note = prepare(
         testbed_path, lp, testbed_options, metrics, criterion, meta, min_refs, max_refs, cache, quiet,
