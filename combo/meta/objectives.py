@@ -34,7 +34,6 @@ import numpy as np
 from ..errors import InputError, OptionError
 from .correlation import correlate
 from .pairwise import PreferencePairs, acc_eq_weighted, group_weights, pairs_from_scores
-from .wmt23 import sys_pairwise_accuracy, wmt23_average
 
 #: What :func:`block_statistics` can compute: each system's score, then the WMT23 tasks' statistics.
 BLOCK_STATISTICS = ("sys", "sys_pearson", "seg_pearson", "seg_acc_eq", "seg_kendall")
@@ -193,6 +192,8 @@ def objective_value(blocks: Sequence[JudgedBlock], row_values: np.ndarray, objec
 def wmt23_statistics(block: JudgedBlock, row_values: np.ndarray,
                      sys_scores: Optional[np.ndarray] = None) -> Dict[str, float]:
     """One language pair's four WMT23 statistics and their average (``tasks.WMT23`` for one pair: 1/4 each)."""
+    from .wmt23 import sys_pairwise_accuracy, wmt23_average  # here: the command line reads the records alone
+
     s = block_statistics(block, row_values, ("sys", "sys_pearson", "seg_pearson", "seg_acc_eq"), sys_scores)
     keep = np.isfinite(s["sys"]) & np.isfinite(block.human_sys)
     try:
@@ -209,6 +210,8 @@ def wmt23_statistics(block: JudgedBlock, row_values: np.ndarray,
 def _wmt23_value(blocks: Sequence[JudgedBlock], stats: List[Dict[str, float]]) -> float:
     """WMT23's average over the blocks: system accuracy pooled over them (0 where no pair of systems is rated),
     system Pearson, segment Pearson and acc_eq per block."""
+    from .wmt23 import sys_pairwise_accuracy, wmt23_average  # here: the command line reads the records alone
+
     keep = [np.isfinite(s["sys"]) & np.isfinite(b.human_sys) for b, s in zip(blocks, stats)]
     try:
         accuracy = sys_pairwise_accuracy([s["sys"][k] for s, k in zip(stats, keep)],
