@@ -11,7 +11,7 @@ to the bit.
 
 from __future__ import annotations
 
-from typing import List, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
 from scipy import sparse
@@ -166,26 +166,52 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
     n_pairs = len(left)
     if not n_pairs:
         return np.zeros(0)
-    lam2 = lam * lam
-    leaf_value = mu * lam2
-    unary_same = leaf_value * (1.0 + mu)
-    leafy = (_row_dots(f.leaves, left, f.leaves + f.internal, right)
-             + _row_dots(f.leaves, right, f.internal, left))
-    unary_pairs = _row_dots(f.unaries, left, f.unaries, right)
-    same_word = _row_dots(f.unary_productions, left, f.unary_productions, right)
-    closed = (leaf_value * (leafy + unary_pairs).astype(float)
-              + (unary_same - leaf_value) * same_word.astype(float))
-    n_labels = f.n_labels
-    sides = []
-    for trees in (left, right):
-        idx, pair = _ranges(f.tree_ptr[trees], f.tree_ptr[trees + 1] - f.tree_ptr[trees])
-        keys, start, count = _runs(pair * n_labels + f.label[idx])
-        unary_before = np.concatenate(([0], np.cumsum(f.unary[idx])))
-        plain = count - (unary_before[start + count] - unary_before[start])
-        sides.append((idx, keys, start, count, plain))
-    (idx_l, keys_l, start_l, count_l, plain_l), (idx_r, keys_r, start_r, count_r, plain_r) = sides
-    if not len(keys_l) or not len(keys_r):
+    batch = _PtkBatch(f, lam, mu)
+    closed = batch.closed_forms(left, right)
+    groups = _ptk_groups(f, left, right)
+    if groups is None:
         return closed
+    delta = batch.deltas(groups)
+    i, j = f.node[groups.u], f.node[groups.v]
+    span = np.int64(max(int(i.max()), int(j.max())) + 1)
+    order = np.argsort((groups.pair_of * span + (span - 1 - i)) * span + (span - 1 - j))  # by decreasing (i, j)
+    return np.bincount(np.concatenate((np.arange(n_pairs), groups.pair_of[order])),
+                       weights=np.concatenate((closed, delta[order])), minlength=n_pairs)
+
+
+class _PtkGroups(NamedTuple):
+    """The node pairs with equal labels of a batch (step 2 of :func:`_partial_tree_batch`), in groups sorted by
+    ``keys`` (pair * labels + label): group ``g`` starts at ``start[g]``, its c_r = ``c_r[g]`` right nodes, of
+    which ``n_r[g]`` not unary, meet the ``n_l[g]`` non-unary left nodes in its ``first[g]`` first node pairs.
+    Node pair ``k`` is (``u[k]``, ``v[k]``) of tree pair ``pair_of[k]``."""
+
+    keys: np.ndarray
+    start: np.ndarray
+    first: np.ndarray
+    c_r: np.ndarray
+    n_l: np.ndarray
+    n_r: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    pair_of: np.ndarray
+
+
+def _label_runs(f: _PtkForest, trees: np.ndarray):
+    """The internal nodes of ``f``'s trees ``trees[p]`` end to end, in runs of equal (p, label): the nodes'
+    positions, each run's key, start and count, and how many of its nodes are not unary (listed first)."""
+    idx, pair = _ranges(f.tree_ptr[trees], f.tree_ptr[trees + 1] - f.tree_ptr[trees])
+    keys, start, count = _runs(pair * f.n_labels + f.label[idx])
+    unary_before = np.concatenate(([0], np.cumsum(f.unary[idx])))
+    plain = count - (unary_before[start + count] - unary_before[start])
+    return idx, keys, start, count, plain
+
+
+def _ptk_groups(f: _PtkForest, left: np.ndarray, right: np.ndarray) -> Optional[_PtkGroups]:
+    """The node pairs of the tree pairs (left[p], right[p]) with equal labels, not both unary; None if none."""
+    idx_l, keys_l, start_l, count_l, plain_l = _label_runs(f, left)
+    idx_r, keys_r, start_r, count_r, plain_r = _label_runs(f, right)
+    if not len(keys_l) or not len(keys_r):
+        return None
     pos = np.minimum(np.searchsorted(keys_r, keys_l), len(keys_r) - 1)
     hit = keys_r[pos] == keys_l
     m_l, m_r = np.flatnonzero(hit), pos[hit]
@@ -197,7 +223,7 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
     group_keys, c_r, n_l, n_r, first, sizes = (x[keep] for x in (group_keys, c_r, n_l, n_r, first, sizes))
     m_l, m_r = m_l[keep], m_r[keep]
     if not len(sizes):
-        return closed
+        return None
     group_start = np.cumsum(sizes) - sizes
     q, group = _ranges(np.zeros(len(sizes), dtype=np.int64), sizes)
     head = q < first[group]
@@ -207,91 +233,124 @@ def _partial_tree_batch(f: _PtkForest, left: np.ndarray, right: np.ndarray,
     col = np.where(head, q % c_r[group], rest % width)
     u = idx_l[start_l[m_l][group] + row]
     v = idx_r[start_r[m_r][group] + col]
-    pair_of = group_keys[group] // n_labels
-    delta = np.zeros(len(u))
-    levels = np.minimum(f.height[u], f.height[v])
-    by_level = _stable_order(levels)
-    bounds = np.flatnonzero(np.diff(levels[by_level])) + 1
-    ptr = f.child_ptr
-    c_label, c_kind, c_word, c_rank = f.child_label, f.child_kind, f.child_word, f.child_rank
+    pair_of = group_keys[group] // f.n_labels
+    return _PtkGroups(group_keys, group_start, first, c_r, n_l, n_r, u, v, pair_of)
 
-    def child_deltas(su: np.ndarray, sv: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+
+def _anti_diagonal_sums(dd: np.ndarray, rows: int, cols: int, lam: float, lam2: float) -> np.ndarray:
+    """sum_p Delta_p of each node pair, one per row of ``dd``: its children's Deltas D(x, y) in a
+    (rows + 1) x (cols + 1) table with a zero border, row-major. The reference's dynamic programme (Moschitti
+    2006b), all rows side by side: T(x, y) and the table of sums filled along anti-diagonals (x + y = k is the
+    strided slice k + x * cols), then each row's T added row by row (the padding adds nothing: T = 0 where
+    Delta = 0)."""
+    w = cols + 1
+    size = (rows + 1) * w
+    table = np.zeros_like(dd)
+    t = np.zeros_like(dd)
+    for k in range(2, rows + cols + 1):
+        start = k + max(1, k - cols) * cols
+        stop = k + min(rows, k - 1) * cols + 1
+        here = slice(start, stop, cols)
+        before = table[:, start - w - 1:stop - w - 1:cols]
+        value = dd[:, here]
+        value = np.where(value != 0, value * (1.0 + before), 0.0)
+        t[:, here] = value
+        table[:, here] = (value + lam * (table[:, start - w:stop - w:cols] + table[:, start - 1:stop - 1:cols])
+                          - lam2 * before)
+    flat = t.reshape(-1)
+    hit = np.flatnonzero(flat)
+    return np.bincount(hit // size, weights=flat[hit], minlength=len(dd))
+
+
+class _PtkBatch:
+    """The decays of one :func:`_partial_tree_batch` call over forest ``f`` and, once :meth:`deltas` runs, its
+    node-pair groups and their Deltas."""
+
+    def __init__(self, f: _PtkForest, lam: float, mu: float):
+        self.f, self.lam, self.mu = f, lam, mu
+        self.lam2 = lam * lam
+        self.leaf_value = mu * self.lam2
+        self.unary_same = self.leaf_value * (1.0 + mu)
+
+    def closed_forms(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Step 1: per tree pair, the Deltas of node pairs with a leaf and of unary x unary pairs."""
+        f, leaf_value = self.f, self.leaf_value
+        leafy = (_row_dots(f.leaves, left, f.leaves + f.internal, right)
+                 + _row_dots(f.leaves, right, f.internal, left))
+        unary_pairs = _row_dots(f.unaries, left, f.unaries, right)
+        same_word = _row_dots(f.unary_productions, left, f.unary_productions, right)
+        return (leaf_value * (leafy + unary_pairs).astype(float)
+                + (self.unary_same - leaf_value) * same_word.astype(float))
+
+    def deltas(self, groups: _PtkGroups) -> np.ndarray:
+        """Step 3: Delta of every node pair of ``groups``, level by level of min(height), node pairs with tables
+        of similar shapes together, in parts of about _PTK_CELLS cells."""
+        self.g, self.delta = groups, np.zeros(len(groups.u))
+        f, u, v, ptr = self.f, groups.u, groups.v, self.f.child_ptr
+        levels = np.minimum(f.height[u], f.height[v])
+        by_level = _stable_order(levels)
+        bounds = np.flatnonzero(np.diff(levels[by_level])) + 1
+        for level in np.split(by_level, bounds):
+            n_u = ptr[u[level] + 1] - ptr[u[level]]
+            n_v = ptr[v[level] + 1] - ptr[v[level]]
+            bucket, rows, cols = _table_shapes(n_u, n_v)
+            order = _stable_order(bucket)
+            level, bucket = level[order], bucket[order]
+            cells = np.where(bucket > 0, ((rows + 1) * (cols + 1))[bucket], n_u[order] * n_v[order])
+            _, starts, counts = _runs(bucket)
+            for begin, count in zip(starts.tolist(), counts.tolist()):
+                run = slice(begin, begin + count)
+                b = int(bucket[begin])
+                pieces = np.cumsum(cells[run]) // _PTK_CELLS
+                for part in np.split(level[run], np.flatnonzero(np.diff(pieces)) + 1):
+                    self.delta[part] = self.mu * (self.lam2 + self.children_sums(part, int(rows[b]), int(cols[b])))
+        return self.delta
+
+    def child_deltas(self, su: np.ndarray, sv: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """Delta of child pairs with equal labels (child slots su, sv of tree pairs ``pairs``), as the
         reference's child_delta: closed forms, else the Delta found in its group."""
-        ku, kv = c_kind[su], c_kind[sv]
-        d = np.full(len(su), leaf_value)
+        f, g = self.f, self.g
+        ku, kv = f.child_kind[su], f.child_kind[sv]
+        d = np.full(len(su), self.leaf_value)
         both_unary = (ku == 1) & (kv == 1)
-        d[both_unary] = np.where(c_word[su[both_unary]] == c_word[sv[both_unary]], unary_same, leaf_value)
+        d[both_unary] = np.where(f.child_word[su[both_unary]] == f.child_word[sv[both_unary]],
+                                 self.unary_same, self.leaf_value)
         inner = np.flatnonzero((ku > 0) & (kv > 0) & ~both_unary)
         if len(inner):
             su, sv = su[inner], sv[inner]
-            g = np.searchsorted(group_keys, pairs[inner] * n_labels + c_label[su])
-            r, s = c_rank[su], c_rank[sv]
-            found = group_start[g] + np.where(r < n_l[g], r * c_r[g] + s, first[g] + (r - n_l[g]) * n_r[g] + s)
-            d[inner] = delta[found]
+            k = np.searchsorted(g.keys, pairs[inner] * f.n_labels + f.child_label[su])
+            r, s = f.child_rank[su], f.child_rank[sv]
+            found = g.start[k] + np.where(r < g.n_l[k], r * g.c_r[k] + s, g.first[k] + (r - g.n_l[k]) * g.n_r[k] + s)
+            d[inner] = self.delta[found]
         return d
 
-    def children_sums(nodes: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    def children_sums(self, nodes: np.ndarray, rows: int, cols: int) -> np.ndarray:
         """sum_p Delta_p over the children of the node pairs ``nodes`` (at most rows x cols children; 0 x 0 if
         one side has a single child), by the reference's dynamic programme, the pairs side by side."""
-        uu, vv = u[nodes], v[nodes]
+        f, ptr = self.f, self.f.child_ptr
+        uu, vv = self.g.u[nodes], self.g.v[nodes]
         n_u, n_v = ptr[uu + 1] - ptr[uu], ptr[vv + 1] - ptr[vv]
+        pairs = self.g.pair_of[nodes]
         if not rows:
             # one child on a side: subsequences of length 1 only, T = Delta, added row by row
             cells, owner = _ranges(np.zeros(len(nodes), dtype=np.int64), n_u * n_v)
             width = n_v[owner]
             x = cells // width
             su, sv = ptr[uu][owner] + x, ptr[vv][owner] + (cells - x * width)
-            same = np.flatnonzero(c_label[su] == c_label[sv])
-            d = child_deltas(su[same], sv[same], pair_of[nodes][owner[same]])
+            same = np.flatnonzero(f.child_label[su] == f.child_label[sv])
+            d = self.child_deltas(su[same], sv[same], pairs[owner[same]])
             return np.bincount(owner[same], weights=d, minlength=len(nodes))
         # the child pairs with equal labels: children listed by (node pair, label) on each side, merged
         at_l, owner_l = _ranges(ptr[uu], n_u)
         at_r, owner_r = _ranges(ptr[vv], n_v)
         slots_l, slots_r = f.child_by_label[at_l], f.child_by_label[at_r]
-        a, b = _equal_key_pairs(owner_l * n_labels + c_label[slots_l], owner_r * n_labels + c_label[slots_r])
+        a, b = _equal_key_pairs(owner_l * f.n_labels + f.child_label[slots_l],
+                                owner_r * f.n_labels + f.child_label[slots_r])
         su, sv, owner = slots_l[a], slots_r[b], owner_l[a]
-        d = child_deltas(su, sv, pair_of[nodes][owner])
-        # D(x, y) and T(x, y) in (rows + 1) x (cols + 1) tables with a zero border, one row per node pair;
-        # anti-diagonal x + y = k of a row-major table is the strided slice k + x * cols
+        d = self.child_deltas(su, sv, pairs[owner])
+        # the children's Deltas in (rows + 1) x (cols + 1) tables with a zero border, one row per node pair
         w = cols + 1
         size = (rows + 1) * w
         dd = np.zeros((len(nodes), size))
         dd.reshape(-1)[owner * size + (su - ptr[uu][owner] + 1) * w + (sv - ptr[vv][owner] + 1)] = d
-        table = np.zeros_like(dd)
-        t = np.zeros_like(dd)
-        for k in range(2, rows + cols + 1):
-            start = k + max(1, k - cols) * cols
-            stop = k + min(rows, k - 1) * cols + 1
-            here = slice(start, stop, cols)
-            before = table[:, start - w - 1:stop - w - 1:cols]
-            value = dd[:, here]
-            value = np.where(value != 0, value * (1.0 + before), 0.0)
-            t[:, here] = value
-            table[:, here] = (value + lam * (table[:, start - w:stop - w:cols] + table[:, start - 1:stop - 1:cols])
-                              - lam2 * before)
-        # each node pair's T added row by row (the padding adds nothing: T = 0 where Delta = 0)
-        flat = t.reshape(-1)
-        hit = np.flatnonzero(flat)
-        return np.bincount(hit // size, weights=flat[hit], minlength=len(nodes))
-
-    for level in np.split(by_level, bounds):
-        # node pairs with tables of similar shapes together, in parts of about _PTK_CELLS cells
-        n_u = ptr[u[level] + 1] - ptr[u[level]]
-        n_v = ptr[v[level] + 1] - ptr[v[level]]
-        bucket, rows, cols = _table_shapes(n_u, n_v)
-        order = _stable_order(bucket)
-        level, bucket = level[order], bucket[order]
-        cells = np.where(bucket > 0, ((rows + 1) * (cols + 1))[bucket], n_u[order] * n_v[order])
-        _, starts, counts = _runs(bucket)
-        for begin, count in zip(starts.tolist(), counts.tolist()):
-            run = slice(begin, begin + count)
-            b = int(bucket[begin])
-            pieces = np.cumsum(cells[run]) // _PTK_CELLS
-            for part in np.split(level[run], np.flatnonzero(np.diff(pieces)) + 1):
-                delta[part] = mu * (lam2 + children_sums(part, int(rows[b]), int(cols[b])))
-    i, j = f.node[u], f.node[v]
-    span = np.int64(max(int(i.max()), int(j.max())) + 1)
-    order = np.argsort((pair_of * span + (span - 1 - i)) * span + (span - 1 - j))  # by decreasing (i, j)
-    return np.bincount(np.concatenate((np.arange(n_pairs), pair_of[order])),
-                       weights=np.concatenate((closed, delta[order])), minlength=n_pairs)
+        return _anti_diagonal_sums(dd, rows, cols, self.lam, self.lam2)
