@@ -16,7 +16,8 @@ from combo.analysis.batch_kernels import _partial_tree_batch, _subset_tree_batch
 from combo.analysis.kernel_forests import _Forest, _PtkForest
 from combo.analysis.kernels import TreeKernel, normalise
 from combo.analysis.pair_kernels import _partial_tree_pair, _subset_tree_pair
-from combo.analysis.trees import (EMPTY_TREE, VARIANTS, Tree, TreeIds, TreeIndex, _check_label, _reaches_root,
+from combo.analysis.tree_type import _check_label
+from combo.analysis.trees import (EMPTY_TREE, VARIANTS, Tree, TreeIds, TreeIndex, _reaches_root,
                                   from_chunks, from_dependencies, parse_bracketed, tree_ids, variant)
 from combo.errors import InputError
 

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import sparse
 
 from combo.errors import InputError
-from combo.analysis.trees import Tree
+from combo.analysis.tree_type import Tree
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

@@ -65,7 +65,7 @@ from combo.analysis.batch_kernels import _partial_tree_batch, _subset_tree_batch
 from combo.analysis.kernel_forests import _flat_trees, _Forest, _PtkForest
 from combo.analysis.pair_kernels import (DEFAULT_LAMBDA, DEFAULT_MU, _check_decay, _partial_tree_pair,
                                          _subset_tree_pair, ptk, sst, sst_naive, st, st_naive)
-from combo.analysis.trees import Tree
+from combo.analysis.tree_type import Tree
 from combo.analysis.tree_edit import ted_similarities, ted_similarity, tree_edit_distance
 
 try:

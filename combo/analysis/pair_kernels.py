@@ -16,7 +16,7 @@ import math
 from typing import Dict, List, Tuple
 
 from combo.errors import OptionError
-from combo.analysis.trees import Tree, TreeIndex
+from combo.analysis.tree_type import Tree, TreeIndex
 
 DEFAULT_LAMBDA = 0.4  # SVM-light-TK's default decay
 DEFAULT_MU = 0.4

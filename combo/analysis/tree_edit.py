@@ -12,7 +12,7 @@ from typing import Dict, Sequence, Tuple
 import numpy as np
 
 from combo.errors import OptionError
-from combo.analysis.trees import Tree
+from combo.analysis.tree_type import Tree
 
 
 def _zs_tables(tree: Tree):
