@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from combo.analysis import layers  # noqa: E402
+from combo.analysis.layer_definitions import DependencyLayer  # noqa: E402
 
 
 def distinct_texts(data: Path, limit=None):
@@ -52,7 +53,7 @@ def direct(layer: str, texts):
         parse = PatternParser().parse
         return [parse(t) for t in texts]
     import spacy
-    nlp = spacy.load(layers.DependencyLayer.model, disable=["ner"])
+    nlp = spacy.load(DependencyLayer.model, disable=["ner"])
     return [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts, batch_size=256)]
 
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from combo.catalogue import catalogue
 from combo.cli import main
 from combo.errors import ResourceMissing
-from combo.analysis import layers
+from combo.analysis import layer_definitions, layers
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def no_textblob(monkeypatch):
     """Make the shallow layer's annotator look uninstalled."""
 
     def missing():
-        raise ResourceMissing("TextBlob's Pattern parser (package textblob)", layers.ShallowLayer.requires)
+        raise ResourceMissing("TextBlob's Pattern parser (package textblob)", layer_definitions.ShallowLayer.requires)
 
     monkeypatch.setattr(layers.get_layer("shallow"), "check", missing)
 

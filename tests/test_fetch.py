@@ -17,7 +17,7 @@ import pytest
 
 from combo.errors import ChecksumError, ComboError, OptionError, ResourceMissing
 from combo.io import fetch as F
-from combo.io.fetch import DataFile, Dataset, Source
+from combo.io.datasets import DataFile, Dataset, Source
 
 
 def sha(data: bytes) -> str:

@@ -11,10 +11,13 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 import pytest
 
-from combo.analysis import kernels
-from combo.analysis.kernels import (TreeKernel, _Forest, _partial_tree_batch, _partial_tree_pair, _PtkForest,
-                                    _subset_tree_batch, _subset_tree_pair, normalise)
-from combo.analysis.trees import (EMPTY_TREE, VARIANTS, Tree, TreeIds, TreeIndex, _check_label, _reaches_root,
+from combo.analysis import batch_kernels
+from combo.analysis.batch_kernels import _partial_tree_batch, _subset_tree_batch
+from combo.analysis.kernel_forests import _Forest, _PtkForest
+from combo.analysis.kernels import TreeKernel, normalise
+from combo.analysis.pair_kernels import _partial_tree_pair, _subset_tree_pair
+from combo.analysis.tree_type import _check_label
+from combo.analysis.trees import (EMPTY_TREE, VARIANTS, Tree, TreeIds, TreeIndex, _reaches_root,
                                   from_chunks, from_dependencies, parse_bracketed, tree_ids, variant)
 from combo.errors import InputError
 
@@ -96,10 +99,10 @@ def test_batched_ptk_does_not_depend_on_how_it_is_cut(real_trees, monkeypatch):
     with tree_ids(fresh=True):
         trees = real_trees[::20] + tricky_trees()
         left, right = hyp_ref_pairs(len(trees), random.Random(6))
-        monkeypatch.setattr(kernels, "_PTK_CELLS", 2048)
-        monkeypatch.setattr(kernels, "_STEP_COST", 10 ** 6)  # pad every table to its level's largest
+        monkeypatch.setattr(batch_kernels, "_PTK_CELLS", 2048)
+        monkeypatch.setattr(batch_kernels, "_STEP_COST", 10 ** 6)  # pad every table to its level's largest
         assert_batch_is_reference(trees, left, right, 0.4, 0.4, step=333)
-        monkeypatch.setattr(kernels, "_STEP_COST", 0)  # every shape its own table
+        monkeypatch.setattr(batch_kernels, "_STEP_COST", 0)  # every shape its own table
         assert_batch_is_reference(trees, left, right, 0.6, 0.3, step=211)
 
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from combo.analysis import kernels
-from combo.analysis.kernels import TreeKernel, _compiled, _partial_tree_pair, _subset_tree_pair
+from combo.analysis.kernels import TreeKernel, _compiled
+from combo.analysis.pair_kernels import _partial_tree_pair, _subset_tree_pair
 from combo.analysis.trees import EMPTY_TREE, VARIANTS, Tree, from_chunks, from_dependencies, parse_bracketed, \
     tree_ids, variant
 from combo.errors import InputError, OptionError

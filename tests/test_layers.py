@@ -3,7 +3,7 @@
 import pytest
 
 from combo.errors import InputError, OptionError, ResourceMissing
-from combo.analysis import layers, supplied
+from combo.analysis import layer_definitions, layers, supplied
 from combo.analysis.layers import DependencyParse, ShallowParse, annotate
 from combo.analysis.trees import parse_bracketed
 
@@ -153,13 +153,13 @@ def test_missing_parser_is_resource_missing(monkeypatch):
             raise ImportError(name)
         return real_import(name, *args, **kwargs)
 
-    layers._pattern_parser.cache_clear()
+    layer_definitions._pattern_parser.cache_clear()
     monkeypatch.setattr(builtins, "__import__", no_textblob)
     try:
         with pytest.raises(ResourceMissing, match=r"pip install 'combo-eval\[syntax\]'"):
             annotate("shallow", ["x"])
     finally:
-        layers._pattern_parser.cache_clear()
+        layer_definitions._pattern_parser.cache_clear()
 
 
 def test_missing_spacy_model_is_resource_missing(monkeypatch):

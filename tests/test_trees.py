@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from combo.errors import InputError
-from combo.analysis.kernels import _Forest
+from combo.analysis.kernel_forests import _Forest
 from combo.analysis.trees import (
     EMPTY_TREE, VARIANTS, Tree, from_chunks, from_dependencies, parse_bracketed,
     read_bracketed, read_conllu, variant,

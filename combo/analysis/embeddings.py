@@ -161,7 +161,8 @@ def _load_glove_6b_50d() -> WordVectors:
     return WordVectors(GLOVE_6B_50D, _GloveIndex(), vectors, rows_layer=GLOVE_ROWS_LAYER)
 
 
-#: The analysis layer caching each word's row in GloVe 6B 50d (:class:`combo.analysis.layers.GloveRowsLayer`).
+#: The analysis layer caching each word's row in GloVe 6B 50d
+#: (:class:`combo.analysis.layer_definitions.GloveRowsLayer`).
 GLOVE_ROWS_LAYER = "glove-6b-50d-rows"
 
 

@@ -476,7 +476,7 @@ def analyser_versions(metric: Metric) -> str:
     """``analysers:`` the version of each analysis layer a metric reads (spaCy and its model, TextBlob,
     sentence-transformers) and each resource's package (the GloVe package); what a tuned
     model records. Empty for metrics of text alone."""
-    from ..analysis.layers import LAYERS, _package_version
+    from ..analysis.layer_definitions import LAYERS, _package_version
 
     parts = sorted(LAYERS[name].version().replace("|", "/") for name in metric.layers
                    if name in LAYERS and name not in ("tokens", "lowercase"))

@@ -74,7 +74,7 @@ def content_digest(files: Sequence[Path]) -> str:
 
 def package_version(package: str) -> str:
     """The installed version of ``package`` (``"?"`` when absent)."""
-    from ..analysis.layers import _package_version
+    from ..analysis.layer_definitions import _package_version
 
     return _package_version(package) or "?"
 
