@@ -257,3 +257,13 @@ def did_you_mean(word: str, choices, n: int = 3) -> str:
     if not close:
         return ""
     return "did you mean " + (close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]) + "?"
+
+
+def name_taken(records, name: str, aliases=()) -> Optional[str]:
+    """The first (sorted) of ``name`` and ``aliases`` that one of ``records`` (each with ``name`` and ``aliases``)
+    already bears, else None: the registries of criteria and of objectives refuse a record that would shadow
+    another."""
+    records = list(records)
+    taken = {r.name for r in records} | {a for r in records for a in r.aliases}
+    clash = sorted(taken & {name, *aliases})
+    return clash[0] if clash else None

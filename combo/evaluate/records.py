@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import OptionError
+from ..options import name_taken
 from ..meta.correlation import ValueResult
 
 #: What a criterion reads from a test bed's human judgments (:attr:`Needs.judgments`): ``none`` (KING, ORANGE,
@@ -114,10 +115,9 @@ _SCHEMES: Dict[str, Scheme] = {}
 
 def register_criterion(record: Criterion) -> Criterion:
     """Add a criterion (a name or alias already taken is refused); undone by :func:`unregister`."""
-    taken = set(_CRITERIA) | {a for c in _CRITERIA.values() for a in c.aliases}
-    clash = sorted(taken & {record.name, *record.aliases})
+    clash = name_taken(_CRITERIA.values(), record.name, record.aliases)
     if clash:
-        raise ValueError(f"criterion {record.name!r}: the name {clash[0]!r} is taken")
+        raise ValueError(f"criterion {record.name!r}: the name {clash!r} is taken")
     if record.level not in LEVELS or record.family not in FAMILIES or record.needs.judgments not in JUDGMENTS:
         raise ValueError(f"criterion {record.name!r}: level is one of {list(LEVELS)}, family one of "
                          f"{list(FAMILIES)}, needs.judgments one of {list(JUDGMENTS)}")

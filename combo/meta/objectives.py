@@ -32,6 +32,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import InputError, OptionError
+from ..options import name_taken
 from .correlation import correlate
 from .pairwise import PreferencePairs, acc_eq_weighted, group_weights, pairs_from_scores
 
@@ -136,10 +137,9 @@ _OBJECTIVES: Dict[str, Objective] = {}
 
 def register_objective(record: Objective) -> Objective:
     """Add an objective (a name or alias already taken is refused); undone by :func:`unregister_objective`."""
-    taken = set(_OBJECTIVES) | {a for o in _OBJECTIVES.values() for a in o.aliases}
-    clash = sorted(taken & {record.name, *record.aliases})
+    clash = name_taken(_OBJECTIVES.values(), record.name, record.aliases)
     if clash:
-        raise ValueError(f"objective {record.name!r}: the name {clash[0]!r} is taken")
+        raise ValueError(f"objective {record.name!r}: the name {clash!r} is taken")
     unknown = sorted(set(record.needs) - set(BLOCK_STATISTICS))
     if unknown:
         raise ValueError(f"objective {record.name!r}: needs one of {list(BLOCK_STATISTICS)}, not {unknown}")
