@@ -7,11 +7,38 @@ options of the command that asked (:class:`Asked`).
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from .errors import ComboError, InputError, OptionError, one_line
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets
+
+
+@dataclass
+class MetaOptions:
+    """The meta-evaluation options of evaluate, search and report (the command line declares them once:
+    ``combo.cli.options.meta_options``): handed whole to :func:`prepare` and to the
+    :class:`combo.evaluate.MetaEvaluator` they build (:meth:`evaluator`)."""
+
+    aspect: Optional[str] = None
+    triples: str = "distinct"
+    kendall_variant: str = "wmt12"
+    kendall_ties: Optional[str] = None
+    king_ties: str = "count"
+    include_human: bool = False
+    held_out: Optional[int] = None
+    memory: Optional[str] = None
+    seed: int = 0
+    jobs: int = 1
+    progress: bool = False
+
+    def evaluator(self, tb, table, refs, command: Optional[str] = None):
+        """The MetaEvaluator of one scored test bed with these options (``command``: whose options its
+        messages' fixes name)."""
+        from . import evaluate  # looked up when called (a test may stand in for MetaEvaluator)
+
+        return evaluate.MetaEvaluator(tb, table, refs, command=command, **asdict(self))  # fields: its parameters
 
 
 class Asked:
@@ -202,9 +229,8 @@ def _choose_metrics(metrics: Sequence[str], tb) -> Tuple[List[str], List[str]]:
     return specs, notes + in_sample_notes(specs, tb)
 
 
-def prepare(tb, source: str, metrics: Sequence[str], criterion: str, triples: str, min_refs: Optional[int],
-            max_refs: Optional[int], seed: int, jobs: int, cache: Optional[str], progress: bool, needs_refs,
-            memory: Optional[str] = None, king_segments: Optional[int] = None,
+def prepare(tb, source: str, metrics: Sequence[str], criterion: str, meta: MetaOptions, min_refs: Optional[int],
+            max_refs: Optional[int], cache: Optional[str], needs_refs, king_segments: Optional[int] = None,
             asked: Optional[Asked] = None) -> Prepared:
     """Check reference counts, keep segments (``min_refs``), sample them (``king_segments``), score (cached) and
     score references against each other when QUEEN needs them.
@@ -222,24 +248,25 @@ def prepare(tb, source: str, metrics: Sequence[str], criterion: str, triples: st
     likeness_note = None
     auto = needs_refs == "auto"
     if auto:  # combo report: KING and ORANGE when every segment has enough references
-        needs_refs = all(len(seg.references) > min_references(triples) for seg in tb.segments)
+        needs_refs = all(len(seg.references) > min_references(meta.triples) for seg in tb.segments)
     specs, notes = _choose_metrics(metrics, tb)
-    need = min_references(triples) + (1 if criterion in likeness else 0) if needs_refs else 0
+    need = min_references(meta.triples) + (1 if criterion in likeness else 0) if needs_refs else 0
     if max_refs is not None and max_refs < need:
         raise OptionError(f"--max-refs {max_refs} leaves fewer than the {need} references {criterion} with QUEEN "
-                          f"(triples={triples}) needs: every segment would be skipped. Fix: --max-refs {need} or more")
+                          f"(triples={meta.triples}) needs: every segment would be skipped. "
+                          f"Fix: --max-refs {need} or more")
     instead = asked.without_references(tb)
     other = ((f"use {instead}, which needs no references, or " if instead else "use ")
              + "a test bed with more references")
     short = [i for i, seg in enumerate(tb.segments) if len(seg.references) < need]
     if short:
         if min_refs is None and len(short) == len(tb.segments):
-            raise InputError(f"no segment has the {need} references {criterion} with QUEEN (triples={triples}) "
+            raise InputError(f"no segment has the {need} references {criterion} with QUEEN (triples={meta.triples}) "
                              "needs", source, fix=other)
         if min_refs is None:
             raise InputError(f"{len(short)} of {len(tb.segments)} segments have fewer than {need} references, "
-                             f"which {criterion} with QUEEN (triples={triples}) needs", source,
-                             fix=min_refs_advice(tb, need, len(specs), triples, max_refs,
+                             f"which {criterion} with QUEEN (triples={meta.triples}) needs", source,
+                             fix=min_refs_advice(tb, need, len(specs), meta.triples, max_refs,
                                                  sampling=asked.command != "report"))
     if needs_refs:
         from .metrics.external import PAIR_REFUSAL
@@ -268,17 +295,19 @@ def prepare(tb, source: str, metrics: Sequence[str], criterion: str, triples: st
             raise OptionError(f"--king-segments samples segments for KING and ORANGE, which this run does not "
                               f"compute ({criterion}): drop it, or ask for {asked.ask('king')}")
         population = len(tb.segments)
-        tb = tb.sample_segments(king_segments, seed)
+        tb = tb.sample_segments(king_segments, meta.seed)
         if len(tb.segments) < population:
             notes.append(f"KING estimated from a simple random sample of {len(tb.segments)} of {population} "
-                         f"segments (seed {seed}); every criterion here is computed on them")
+                         f"segments (seed {meta.seed}); every criterion here is computed on them")
     from .scoring import score_testbed, score_with_references
 
     if needs_refs:
-        table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=seed, jobs=jobs, progress=progress,
-                                            cache_dir=cache, memory=memory)
+        table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=meta.seed, jobs=meta.jobs,
+                                            progress=meta.progress, cache_dir=cache, memory=meta.memory)
     else:
-        table, refs = score_testbed(tb, specs, jobs=jobs, progress=progress, cache_dir=cache, memory=memory), None
+        table = score_testbed(tb, specs, jobs=meta.jobs, progress=meta.progress, cache_dir=cache, memory=meta.memory)
+        refs = None
     if refs is not None and refs.capped_segments:
-        notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, seed {seed})")
+        notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, "
+                     f"seed {meta.seed})")
     return Prepared(tb, table, refs, notes, likeness_note)

@@ -46,7 +46,7 @@ def evaluate(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cac
     loaded = [load_testbed(testbed_path, one_lp, testbed_options) for one_lp in lps]  # every pair, before scoring
     for one_lp, one_tb in zip(lps, loaded):
         tb, table, refs, notes, _ = prepare(testbed_path, one_lp, testbed_options, metrics, likeness, meta, min_refs,
-                                            max_refs, cache, quiet, needs_refs, ("evaluate", crits, combined),
+                                            max_refs, cache, needs_refs, ("evaluate", crits, combined),
                                             king_segments, tb=one_tb)
         ev = meta.evaluator(tb, table, refs, command="evaluate")
         ev.likeness_note = f"not asked for (--criteria {','.join(crits)})"

@@ -144,7 +144,7 @@ def refused_pairs(criteria: Sequence[str], schemes: Sequence[str], command: str)
 
 def prepare(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], metrics: Sequence[str],
             criterion: str, meta: MetaOptions, min_refs: Optional[int], max_refs: Optional[int],
-            cache: Optional[str], quiet: bool, needs_refs, asked, king_segments: Optional[int] = None, tb=None):
+            cache: Optional[str], needs_refs, asked, king_segments: Optional[int] = None, tb=None):
     """The test bed ``--testbed`` names (``tb``: loaded already) prepared and scored for meta-evaluation
     (:func:`combo.prepare.prepare`) with the command's options; ``asked``: ``(command, criteria, schemes[,
     search])``, whose options a refusal's fix names."""
@@ -152,9 +152,8 @@ def prepare(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str]
 
     specs = metric_list(metrics)
     tb = load_testbed(testbed_path, lp, testbed_options) if tb is None else tb
-    return prepare_testbed(tb, testbed_path, specs, criterion, meta.triples, min_refs, max_refs, meta.seed, meta.jobs,
-                           cache, not quiet, needs_refs, memory=meta.memory, king_segments=king_segments,
-                           asked=Asked(*asked, metrics=specs))
+    return prepare_testbed(tb, testbed_path, specs, criterion, meta, min_refs, max_refs, cache, needs_refs,
+                           king_segments=king_segments, asked=Asked(*asked, metrics=specs))
 
 
 # -- the HTML report: combo report, and --report FILE on evaluate and search ------------------------------------

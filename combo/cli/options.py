@@ -6,7 +6,7 @@ meta-evaluation options of evaluate, search and report (:class:`MetaOptions`, :f
 from __future__ import annotations
 
 import functools
-from dataclasses import asdict, dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import List, Optional, Sequence
 
@@ -20,6 +20,7 @@ from ..testbed import TREE_KINDS
 from ..meta.likeness import KING_TIES
 from ..meta.pairwise import TIE_RULES, VARIANTS as KENDALL_VARIANTS
 from ..parallel import BACKENDS
+from ..prepare import MetaOptions
 
 EXAMPLE = "example"
 SAMPLE = "dstc7-sample"  # the first-run slice, cut from the DSTC7 release in the data home (combo.io.dstc7)
@@ -257,31 +258,6 @@ def score_cache_option(name: str = "cache"):
                         help="Folder caching each metric's scores between runs, written as each metric finishes "
                              "(default: scores/ in $COMBO_CACHE_DIR or ~/.cache/combo, beside the analysis cache; "
                              "COMBO_SCORE_CACHE=off: none; see docs/trust.md).")
-
-
-@dataclass
-class MetaOptions:
-    """The meta-evaluation options of evaluate, search and report (declared once by :func:`meta_options`), and
-    the :class:`combo.evaluate.MetaEvaluator` they build (:meth:`evaluator`)."""
-
-    aspect: Optional[str] = None
-    triples: str = "distinct"
-    kendall_variant: str = "wmt12"
-    kendall_ties: Optional[str] = None
-    king_ties: str = "count"
-    include_human: bool = False
-    held_out: Optional[int] = None
-    memory: Optional[str] = None
-    seed: int = 0
-    jobs: int = 1
-    progress: bool = False
-
-    def evaluator(self, tb, table, refs, command: Optional[str] = None):
-        """The MetaEvaluator of one scored test bed with these options (``command``: whose options its
-        messages' fixes name)."""
-        from .. import evaluate  # looked up when called (a test may stand in for MetaEvaluator)
-
-        return evaluate.MetaEvaluator(tb, table, refs, command=command, **asdict(self))  # fields: its parameters
 
 
 #: each meta-evaluation option's click declaration, by its MetaOptions field (``memory``: :func:`scale_options`,

@@ -56,7 +56,7 @@ def report(testbed_path, lp, testbed_options, metrics, out, criteria, combos, se
     needs_refs = True if likeness or reading_references(combined) else "auto" if crits is None else False
     checked = likeness or ("king" if needs_refs == "auto" else "r_snt")  # the reference count prepare checks
     tb, table, refs, notes, likeness_note = prepare(
-        testbed_path, lp, testbed_options, metrics, checked, meta, min_refs, max_refs, cache, quiet, needs_refs,
+        testbed_path, lp, testbed_options, metrics, checked, meta, min_refs, max_refs, cache, needs_refs,
         ("report", crits or [], combined, search_criterion))
     ev = meta.evaluator(tb, table, refs, command="report --search")
     ev.likeness_note = likeness_note or (f"not asked for (--criteria {criteria})" if crits is not None else None)

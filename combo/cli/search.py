@@ -40,7 +40,7 @@ def search(testbed_path, lp, testbed_options, metrics, min_refs, max_refs, cache
     scheme = scheme or default_scheme(criterion)
     check_scheme(criterion, scheme, "search")
     tb, table, refs, notes, likeness_note = prepare(
-        testbed_path, lp, testbed_options, metrics, criterion, meta, min_refs, max_refs, cache, quiet,
+        testbed_path, lp, testbed_options, metrics, criterion, meta, min_refs, max_refs, cache,
         needs_refs=bool(reading_references([scheme])), asked=("search", [criterion], [scheme]),
         king_segments=king_segments)
     ev = meta.evaluator(tb, table, refs, command="search")
