@@ -17,7 +17,6 @@ command line's advice) from rates measured on the project machine.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -28,7 +27,7 @@ from .meta.likeness import (KingResult, check_king_options, king_chunk, king_mer
                             king_segment_operations, segment_score_bytes, segment_shape)
 from .meta.queen import QueenResult, Seed, check_max_refs, check_triples, min_references
 from .meta.queen import queen_segments as _queen_segments
-from .parallel import on_cluster, run_tasks
+from .parallel import on_cluster, resolve_jobs, run_tasks
 from .progress import progress as reporter
 
 #: References per segment suggested to cap a test bed with hundreds (DSTC7): KING's 4 plus a margin, as
@@ -80,10 +79,11 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     remote = on_cluster()  # on a cluster whatever ``jobs`` says
     costs = {i: king_operations(segments, i, held_out) for i in plan.draws}
     small = sum(costs.values()) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
-    serial = (jobs == 1 or small) and not remote
+    jobs = resolve_jobs(jobs)
+    serial = (jobs.asked == 1 or small) and not remote
     chunk_bytes = budget.segment_bytes()
     if not serial:
-        workers = (os.cpu_count() or 1) if jobs == -1 else max(jobs, 2)
+        workers = jobs.processes if jobs.asked == -1 else max(jobs.processes, 2)
         total = sum(segment_score_bytes(segments, i) for i in plan.draws)
         chunk_bytes = max(1, min(chunk_bytes // workers, total // (4 * workers) + 1))
     chunks = plan.chunks(segments, chunk_bytes)

@@ -38,8 +38,8 @@ from typing import Any, Callable, List, Optional, Sequence
 from .errors import BackendError, OptionError
 
 BACKENDS = ("local", "dask")
-__all__ = ["BACKENDS", "BackendError", "Config", "config", "current", "on_cluster", "parallel_available", "reset",
-           "run_tasks", "workers_for"]
+__all__ = ["BACKENDS", "BackendError", "Config", "Jobs", "config", "current", "on_cluster", "parallel_available",
+           "reset", "resolve_jobs", "run_tasks", "workers_for"]
 
 
 @dataclass
@@ -147,14 +147,35 @@ def valid_jobs(jobs: Optional[int]) -> bool:
     return jobs is not None and (jobs >= 1 or jobs == -1)
 
 
-def workers_for(jobs: int) -> int:
-    """The worker processes ``jobs`` asks for on this backend (-1: one per core; 1 on Dask, whose workers are the
-    cluster's); an impossible ``jobs`` is an OptionError."""
+@dataclass(frozen=True)
+class Jobs:
+    """``jobs`` resolved once, at the edge of a run (:func:`resolve_jobs`): what was asked, and the processes it
+    stands for on this machine (-1: one per core). Scoring, KING, search and evaluate hand it on where they took
+    ``jobs``, so a run resolves it once. :attr:`workers` is read where a pool would start: 1 on Dask (whose workers
+    are the cluster's) and inside a task (no pool inside a worker), else :attr:`processes`."""
+
+    asked: int
+    processes: int
+
+    @property
+    def workers(self) -> int:
+        return 1 if _config.backend == "dask" or in_worker() else self.processes
+
+
+def resolve_jobs(jobs) -> Jobs:
+    """The one place ``jobs`` (an int, or a :class:`Jobs`, returned as it is) is resolved; an impossible ``jobs``
+    is an OptionError."""
+    if isinstance(jobs, Jobs):
+        return jobs
     if not valid_jobs(jobs):
         raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
-    if _config.backend == "dask" or in_worker():
-        return 1
-    return (os.cpu_count() or 1) if jobs == -1 else jobs
+    return Jobs(jobs, (os.cpu_count() or 1) if jobs == -1 else jobs)
+
+
+def workers_for(jobs) -> int:
+    """The worker processes ``jobs`` (an int, or a :class:`Jobs` resolved already) asks for on this backend
+    (:attr:`Jobs.workers`)."""
+    return resolve_jobs(jobs).workers
 
 
 def on_cluster() -> bool:

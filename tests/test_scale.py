@@ -265,7 +265,7 @@ def test_corpus_counts_made_in_slices_by_workers_give_one_calls_scores(monkeypat
 
     monkeypatch.setattr(parallel, "run_tasks", run_tasks)
     sliced = score_testbed(tb, metrics, memory="1K", jobs=2)
-    assert counted == [(9, 2)]  # 1,024 groups a slice: NIST 5,198 distinct references (6), CIDEr 2,600 sets (3)
+    assert counted == [(9, parallel.Jobs(2, 2))]  # --jobs resolved once; 1,024 groups a slice: NIST 5,198 distinct references (6), CIDEr 2,600 sets (3)
     assert np.array_equal(whole.segment, sliced.segment) and np.array_equal(whole.system, sliced.system)
     assert multiprocessing.active_children() == []
 

@@ -73,3 +73,27 @@ def test_score_table_to_dataframe():
     assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["system", "segment", "bleu",
                                                                         "bleu:max_order=2"]
     assert len(frame) == 8
+
+
+def test_one_scoring_run_resolves_jobs_once(monkeypatch):
+    """--jobs is resolved at the edge of a run (combo.parallel.resolve_jobs) and handed on: the steps of a scoring
+    run with two workers (its tasks, the shared layers, the pool) read the resolved Jobs and never resolve again."""
+    from combo import parallel
+
+    resolved = []
+    real = parallel.resolve_jobs
+
+    def counting(jobs):
+        if not isinstance(jobs, parallel.Jobs):
+            resolved.append(jobs)
+        return real(jobs)
+
+    monkeypatch.setattr(parallel, "resolve_jobs", counting)
+    tb = _small_testbed()
+    table = score_testbed(tb, ["bleu", "chrf", "ter", "sp-op"], jobs=2)
+    assert resolved == [2]
+    one = score_testbed(tb, ["bleu", "chrf", "ter", "sp-op"], jobs=1)
+    np.testing.assert_array_equal(table.segment, one.segment)
+    assert parallel.resolve_jobs(parallel.Jobs(-1, 8)).processes == 8  # a resolved Jobs is handed on as it is
+    with pytest.raises(combo.OptionError, match="jobs=0 must be a positive number"):
+        parallel.resolve_jobs(0)

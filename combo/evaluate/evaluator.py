@@ -14,6 +14,7 @@ from ..errors import InputError, OptionError
 from ..meta.pairwise import PreferencePairs, pairs_from_scores
 from ..meta.queen import min_references
 from ..meta.significance import bootstrap
+from ..parallel import resolve_jobs
 from ..scoring import ReferenceScores, ScoreTable
 from ..testbed import Testbed
 from ..progress import plural
@@ -50,7 +51,7 @@ class MetaEvaluator:
         self.budget = Budget.of(memory)
         self.seed = seed  # the held-out draws: the same for every metric set (paired comparisons)
         self.progress = progress
-        self.jobs = jobs  # KING's chunks of segments in parallel (combo.parallel)
+        self.jobs = resolve_jobs(jobs)  # KING's chunks, search's sets, evaluate's entries in parallel (combo.parallel)
         self.king_ties = king_ties
         self.kendall_variant = kendall_variant
         self.kendall_ties = kendall_ties

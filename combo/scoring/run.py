@@ -37,8 +37,9 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     statistics are held at once.
     """
     from ..budget import Budget
-    from ..parallel import workers_for
+    from ..parallel import resolve_jobs
 
+    jobs = resolve_jobs(jobs)  # once: every step below hands it on
     budget = Budget.of(memory)
     chunk = budget.pair_chunk()
     metrics, set_notes = _expand_sets(metrics)
@@ -66,7 +67,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         if k not in results:
             results[k] = cache.get(m)
     todo = [k for k in range(len(instances)) if results[k] is None]
-    workers = workers_for(jobs)
+    workers = jobs.workers
     chars_per_row = _chars_per_row(rows) if any(_chunkable(instances[k]) for k in todo) else 0.0
     tasks: List[Task] = []
     owners: List[int] = []
