@@ -189,40 +189,47 @@ def objective_value(blocks: Sequence[JudgedBlock], row_values: np.ndarray, objec
     return record.value(blocks, [block_statistics(b, row_values, record.needs) for b in blocks])
 
 
-def wmt23_statistics(block: JudgedBlock, row_values: np.ndarray,
-                     sys_scores: Optional[np.ndarray] = None) -> Dict[str, float]:
-    """One language pair's four WMT23 statistics and their average (``tasks.WMT23`` for one pair: 1/4 each)."""
-    from .wmt23 import sys_pairwise_accuracy, wmt23_average  # here: the command line reads the records alone
-
-    s = block_statistics(block, row_values, ("sys", "sys_pearson", "seg_pearson", "seg_acc_eq"), sys_scores)
-    keep = np.isfinite(s["sys"]) & np.isfinite(block.human_sys)
-    try:
-        accuracy = sys_pairwise_accuracy(s["sys"][keep], block.human_sys[keep])
-    except InputError:
-        accuracy = float("nan")
-    out = {"seg_pearson": s["seg_pearson"], "seg_acc_eq": s["seg_acc_eq"], "sys_pearson": s["sys_pearson"],
-           "sys_accuracy": accuracy}
-    out["average"] = wmt23_average([("sys_accuracy", accuracy), ("sys_pearson", s["sys_pearson"]),
-                                    ("seg_pearson", s["seg_pearson"]), ("seg_acc_eq", s["seg_acc_eq"])])
-    return out
+#: The block statistics WMT23's tasks read.
+_WMT23_NEEDS = ("sys", "sys_pearson", "seg_pearson", "seg_acc_eq")
 
 
-def _wmt23_value(blocks: Sequence[JudgedBlock], stats: List[Dict[str, float]]) -> float:
-    """WMT23's average over the blocks: system accuracy pooled over them (0 where no pair of systems is rated),
-    system Pearson, segment Pearson and acc_eq per block."""
-    from .wmt23 import sys_pairwise_accuracy, wmt23_average  # here: the command line reads the records alone
+def _wmt23_tasks(blocks: Sequence[JudgedBlock], stats: List[Dict[str, float]],
+                 no_pair: float) -> List[Tuple[str, float]]:
+    """WMT23's task values over the blocks, in ``tasks.WMT23``'s order: system accuracy pooled over them
+    (``no_pair`` where no pair of systems is rated), then each block's system Pearson, segment Pearson and acc_eq."""
+    from .wmt23 import sys_pairwise_accuracy  # here: the command line reads the records alone
 
     keep = [np.isfinite(s["sys"]) & np.isfinite(b.human_sys) for b, s in zip(blocks, stats)]
     try:
         accuracy = sys_pairwise_accuracy([s["sys"][k] for s, k in zip(stats, keep)],
                                          [b.human_sys[k] for b, k in zip(blocks, keep)])
     except InputError:
-        accuracy = 0.0
+        accuracy = no_pair
     tasks = [("sys_accuracy", accuracy)]
     for s in stats:
         tasks += [("sys_pearson", s["sys_pearson"]), ("seg_pearson", s["seg_pearson"]),
                   ("seg_acc_eq", s["seg_acc_eq"])]
-    return wmt23_average(tasks)
+    return tasks
+
+
+def wmt23_statistics(block: JudgedBlock, row_values: np.ndarray,
+                     sys_scores: Optional[np.ndarray] = None) -> Dict[str, float]:
+    """One language pair's four WMT23 statistics (system accuracy NaN where no pair of systems is rated) and their
+    average (``tasks.WMT23`` for one pair: 1/4 each)."""
+    from .wmt23 import wmt23_average
+
+    tasks = _wmt23_tasks([block], [block_statistics(block, row_values, _WMT23_NEEDS, sys_scores)], float("nan"))
+    values = dict(tasks)
+    out = {name: values[name] for name in ("seg_pearson", "seg_acc_eq", "sys_pearson", "sys_accuracy")}
+    out["average"] = wmt23_average(tasks)
+    return out
+
+
+def _wmt23_value(blocks: Sequence[JudgedBlock], stats: List[Dict[str, float]]) -> float:
+    """WMT23's average over the blocks, system accuracy pooled (0 where no pair of systems is rated)."""
+    from .wmt23 import wmt23_average
+
+    return wmt23_average(_wmt23_tasks(blocks, stats, 0.0))
 
 
 def mean_of(statistic: str) -> Callable[[Sequence[JudgedBlock], List[Dict[str, float]]], float]:
@@ -232,8 +239,7 @@ def mean_of(statistic: str) -> Callable[[Sequence[JudgedBlock], List[Dict[str, f
 
 for _record in (
     Objective("wmt23", "the WMT23 average of the training pairs (system accuracy pooled; system Pearson, segment "
-                       "Pearson and acc_eq per pair)",
-              ("sys", "sys_pearson", "seg_pearson", "seg_acc_eq"), _wmt23_value),
+                       "Pearson and acc_eq per pair)", _WMT23_NEEDS, _wmt23_value),
     Objective("seg_acc_eq", "acc_eq grouped by item with tie calibration, the mean over training pairs",
               ("seg_acc_eq",), mean_of("seg_acc_eq"), aliases=("acc_eq",)),
     Objective("seg_pearson", "segment Pearson without grouping, the mean over training pairs",
