@@ -81,13 +81,15 @@ def entry_name(input_set: str, method: str) -> str:
     return f"{input_set} · {method}"
 
 
-def measure_cost(data: Path, work: Path) -> tuple:
+def measure_cost(data: Path) -> tuple:
     """``combo score -m @heterogeneous`` on the pair in fresh processes: cold (empty caches), then warm (the
-    analysis cache of the cold run, no score cache). Returns the figures and the cold run's cache folder,
-    which the study then reads its scores from."""
+    analysis cache of the cold run, no score cache). Returns the figures and the cold run's cache folder (removed
+    when the script exits), which the study then reads its scores from; the two tables are written there too."""
     args = ["score", "--testbed", str(data), "--lp", LP, "-m", "@heterogeneous", "--level", "segment", "-j", "2",
             "-q"]
     env, cache = cold_env("combo-wmt23-heterogeneous-")
+    work = cache / "tables"
+    work.mkdir()
     cold, _ = timed(args + ["--out", str(work / "cold.tsv")], env)
     print(f"cold: {json.dumps(cold)}", flush=True)
     warm_env = dict(env, COMBO_SCORE_CACHE="off")
@@ -99,9 +101,8 @@ def measure_cost(data: Path, work: Path) -> tuple:
                        "-j 2"}, cache
 
 
-def out_of_fold(tb, table, inputs: List[str], options: TrainOptions) -> tuple:
-    """The out-of-fold scores of every row (10 folds by segment) and each system's mean of them."""
-    data = training_data([(tb, select(table, inputs))], "testbed")
+def out_of_fold(data, table, options: TrainOptions) -> tuple:
+    """The out-of-fold scores of every row of ``data`` (10 folds by segment) and each system's mean of them."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cv = cross_validate(data, options, FOLDS, by="segment")
@@ -110,11 +111,11 @@ def out_of_fold(tb, table, inputs: List[str], options: TrainOptions) -> tuple:
     return cv.raw, systems
 
 
-def full_model(tb, table, inputs: List[str], options: TrainOptions) -> dict:
-    """The model trained on all of the pair: its kept weights and bias."""
+def full_model(data, options: TrainOptions) -> dict:
+    """The model trained on all of ``data`` (the pair): its kept weights and bias."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = fit_model(training_data([(tb, select(table, inputs))], "testbed"), options)
+        model = fit_model(data, options)
     return {"weights": {m: w for m, w in zip(model.specs, model.weights.tolist()) if w}, "bias": model.bias}
 
 
@@ -140,11 +141,12 @@ def run(data: Path, n_resamples: int, seed: int, cache: Optional[Path]) -> dict:
                for k, m in enumerate(table.metrics)}
     weights = {}
     for input_set, inputs in INPUT_SETS.items():
+        data = training_data([(tb, select(table, inputs))], "testbed")  # one set's rows, for every fit
         for method, (_, options) in METHODS.items():
-            raw, systems = out_of_fold(tb, table, inputs, options)
+            raw, systems = out_of_fold(data, table, options)
             entries[entry_name(input_set, method)] = (raw, systems, True)
         if input_set in (REFERENCE_SET, "(b) (a) + @heterogeneous"):
-            weights[input_set] = full_model(tb, table, inputs, METHODS["direct"][1])
+            weights[input_set] = full_model(data, METHODS["direct"][1])
         print(f"{input_set}: {time.time() - started:.0f} s", flush=True)
     combined = entry_table(table, entries)
     ev = MetaEvaluator(tb, combined)
@@ -190,8 +192,7 @@ def main() -> None:
         return
     os.environ.setdefault("NLTK_DATA", str(args.data.parent / "nltk_data"))
     started = time.time()
-    work = Path(os.environ.get("TMPDIR", "/tmp"))
-    cost, cache = measure_cost(args.data, work)
+    cost, cache = measure_cost(args.data)
     doc = {"date": time.strftime("%Y-%m-%d"), "bootstrap": args.bootstrap, "seed": args.seed, "command": COMMAND,
            "cost": cost}
     os.environ["COMBO_CACHE_DIR"] = str(cache)  # the study's analyses and scores: the cold run's caches
