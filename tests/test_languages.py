@@ -21,12 +21,13 @@ def run(*args):
 @pytest.mark.parametrize("spec, languages", [
     # no language-specific analysis
     ("bleu", ()), ("chrf++", ()), ("ter", ()), ("wer", ()), ("nist", ()), ("gtm", ()), ("cider", ()),
-    ("dr-tk", ()),
+    ("dr-tk:trees=supplied", ()),
     # English analyses, and the options that replace them
     ("meteor", ("en",)), ("meteor:modules=exact+stem", ("en",)), ("meteor:modules=exact", ()),
     ("rouge-l", ("en",)), ("rouge-2:tokenize=13a", ()), ("rouge-l:tokenize=13a,use_stemmer=true", ("en",)),
     ("sp-op", ("en",)), ("sp-oc", ("en",)), ("sp-nist", ("en",)),
     ("cp-stm", ("en",)), ("cp-stm:trees=supplied", ()), ("cp-tk-sst", ("en",)), ("cp-tk-ptk:trees=supplied", ()),
+    ("dr-tk", ("en",)), ("dr-tk-lex2", ("en",)),
     ("dp-hwcm", ("en",)), ("dp-or:parser=supplied", ()), ("dp-tk", ("en",)), ("ted:parser=supplied", ()),
     ("emb-avg", ("en",)), ("emb-greedy:vectors=/any/vectors.txt", ()), ("sent-emb", ("en",)),
 ])

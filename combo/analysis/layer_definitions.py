@@ -16,6 +16,8 @@ Layers (Giménez & Màrquez 2010, "Asiya", §3 lists the same levels):
   and lemmas (spaCy's attribute ruler and lemmatiser too), read only by the metrics matching lemmas.
 - ``sentence-embeddings``: all-MiniLM-L6-v2 unit vectors (float32), from
   sentence-transformers, an optional extra.
+- ``discourse``: RST discourse trees from Feng & Hirst's parser (the ``discourse`` extra and Java), run in
+  processes of its own (:mod:`combo.analysis.discourse_parser`); each with its fallback reason, if any.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequen
 from ..errors import OptionError, ResourceMissing
 from ..extras import install_hint, require_modules
 
-__all__ = ["ShallowParse", "DependencyParse", "Layer", "LAYERS", "get_layer", "ordered"]
+__all__ = ["ShallowParse", "DependencyParse", "DiscourseParse", "Layer", "LAYERS", "get_layer", "ordered"]
 
 ENCODING_VERSION = "2"  # bump when the stored form of any layer changes
 BATCH = 1024
@@ -53,12 +55,24 @@ class DependencyParse(NamedTuple):
     lemmas: Tuple[str, ...]  # empty unless parsed by the dependencies+lemmas layer
 
 
+class DiscourseParse(NamedTuple):
+    """An RST discourse parse of one text: its tree (:func:`combo.analysis.discourse_parser.rst_tree`) and why it
+    is a fallback (one of :data:`~combo.analysis.discourse_parser.FALLBACKS`; "" for the parser's own tree)."""
+
+    tree: object
+    fallback: str
+
+
 class Layer:
     """An annotator: ``annotate_batch`` gives each text's stored form (a str), ``decode`` its value."""
 
     name = ""
     requires = ""  # what the user installs when the annotator is missing
     help = ""
+    #: Texts per task when a run annotates before its metrics (None: a quarter of each worker's share, and only
+    #: with several workers and many texts): an annotator that takes most of a second a text is run a piece at
+    #: a time whatever the count, with one worker too, so its progress bar shows the time left.
+    piece: Optional[int] = None
 
     def version(self) -> str:
         raise NotImplementedError
@@ -84,6 +98,10 @@ class Layer:
     #: Texts the annotator analyses together (one forward pass of a neural encoder); pieces of the
     #: :meth:`order`-ed texts given to it start at multiples of it (1: each text is analysed alone).
     group = 1
+
+    def notes(self, values: Sequence[object]) -> List[str]:
+        """What a user should know of these analyses (how many are fallbacks, and why); none by default."""
+        return []
 
     def order(self, texts: Sequence[str]) -> Optional[List[int]]:
         """The order in which the annotator must see ``texts`` so that each text's analysis does not depend on
@@ -428,10 +446,56 @@ class GloveRowsLayer(Layer):
         return row
 
 
+class DiscourseLayer(Layer):
+    """Feng & Hirst's RST parser (:mod:`combo.analysis.discourse_parser`): a tree per text, each parsed alone."""
+
+    name = "discourse"
+    help = "RST discourse trees from Feng & Hirst's parser (Java, in processes of its own)"
+    piece = 8
+
+    @property
+    def requires(self) -> str:
+        from .discourse_parser import INSTALL
+
+        return INSTALL
+
+    def version(self) -> str:
+        from .discourse_parser import parser_version
+
+        return f"discourse|{parser_version()}|enc:{ENCODING_VERSION}"
+
+    def check(self) -> None:
+        from .discourse_parser import check_discourse_parser
+
+        check_discourse_parser()
+
+    def annotate_batch(self, texts):
+        from .discourse_parser import parse_texts
+
+        return parse_texts(texts)
+
+    def decode(self, stored: str) -> DiscourseParse:
+        from .discourse_parser import decode_parse, rst_tree
+
+        tree, fallback = decode_parse(stored)
+        return DiscourseParse(rst_tree(tree), fallback)
+
+    def notes(self, values):
+        from collections import Counter
+
+        counts = Counter(v.fallback for v in values if v.fallback)
+        if not counts:
+            return []
+        reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()))
+        return [f"discourse: {sum(counts.values())} of {len(values)} texts have the fallback tree ({reasons}): "
+                "the empty tree for a blank text, else one EDU of the whole text "
+                "(docs/tree-kernels.md#parsing-discourse)"]
+
+
 LAYERS: Dict[str, Layer] = {layer.name: layer for layer in
                             (TokensLayer(), LowercaseLayer(), StemsLayer(), ShallowLayer(), DependencyLayer(),
                              LemmatisedDependencyLayer(), SentenceEmbeddingLayer(), WordNetSynonymsLayer(),
-                             GloveRowsLayer())}
+                             GloveRowsLayer(), DiscourseLayer())}
 
 
 def get_layer(name: str) -> Layer:

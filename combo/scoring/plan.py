@@ -56,12 +56,15 @@ def _row_step(metric: Metric, n_rows: int, chars_per_row: float, budget, workers
 #: busy for minutes after the other metrics had finished. In this order: while the workers of one layer run,
 #: the next layer's annotator loads in the parent process (spaCy's import brings PyTorch, which the encoder's
 #: workers then inherit instead of each importing it).
-PARALLEL_LAYERS = ("dependencies", "dependencies+lemmas", "shallow", "sentence-embeddings")
+PARALLEL_LAYERS = ("dependencies", "dependencies+lemmas", "shallow", "sentence-embeddings", "discourse")
 
 
 def _costly_layers(metric: Metric) -> List[str]:
-    """The :data:`PARALLEL_LAYERS` ``metric`` reads from the annotator (none when it reads supplied trees)."""
-    return [] if _supplied_kind(metric) is not None else [name for name in metric.layers if name in PARALLEL_LAYERS]
+    """The :data:`PARALLEL_LAYERS` ``metric`` reads from the annotator (none when it reads supplied trees alone;
+    the discourse kernels parse the texts without a supplied tree, unless ``trees=supplied``)."""
+    if _supplied_kind(metric) not in (None, "discourse"):
+        return []
+    return [name for name in metric.layers if name in PARALLEL_LAYERS]
 
 
 def _trees_for(testbed: Testbed, metric: Metric) -> SuppliedTrees:

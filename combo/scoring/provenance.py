@@ -23,7 +23,7 @@ def analysis_provenance(metric: Metric, trees: Optional[SuppliedTrees] = None) -
 def _supplied_kind(metric: Metric) -> Optional[str]:
     """The kind of supplied trees a metric reads (``--trees KIND``), or None."""
     params = getattr(metric, "params", {}) or {}
-    if metric.family == "discourse" or any("supplied discourse" in r for r in metric.resources):
+    if getattr(metric, "supplied_kind", None) == "discourse":  # the discourse kernels, parsing or not
         return "discourse"
     if params.get("trees") == "supplied":
         return "constituents"

@@ -93,9 +93,9 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         results[k] = r["rows"]
         cache.put(instances[k], r["rows"])
 
-    _run(testbed, tasks, jobs, progress, on_result=done, rows=rows)
+    layer_notes = _run(testbed, tasks, jobs, progress, on_result=done, rows=rows)
     return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
-                              [results[k] for k in range(len(instances))], signatures), set_notes)
+                              [results[k] for k in range(len(instances))], signatures), set_notes + layer_notes)
 
 
 def _rows_of(testbed: Testbed, systems: Sequence[str]):
@@ -141,7 +141,7 @@ def _read_per_candidate(instances: Sequence[Metric], cands: Candidates, cache: _
 
 
 def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: str = "metrics",
-         on_result=None, rows: Optional[Rows] = None) -> None:
+         on_result=None, rows: Optional[Rows] = None) -> List[str]:
     """Run ``tasks`` (:class:`MetricTask`, :class:`ChunkTask`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
     soon as task ``i`` is done (callers cache each metric then) and is the only place results go. The trees
@@ -149,7 +149,8 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
     workers, the costly layers the tasks' metrics share are annotated first (:func:`_prepare_shared_layers`),
     the tasks that read none of them running meanwhile (while this process loads the first annotator);
     then the chunks of a metric of locality ``"references"`` get its n-gram weights from all of ``rows``
-    (:func:`_bound_to_references`)."""
+    (:func:`_bound_to_references`). Returns the notes of the costly layers on the analyses the run used
+    (:func:`_layer_notes`)."""
     from ..analysis.layers import get_layer
     from ..parallel import run_tasks
 
@@ -165,7 +166,7 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
                   while_running=while_running)
 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        layers = _layers_to_prepare(tasks, jobs)
+        layers = _layers_to_prepare(tasks, jobs, testbed.trees)
         first = [i for i, (t, chunk) in enumerate(zip(tasks, chunks))
                  if layers and not _costly_layers(t.metric) and not (chunk and t.metric.locality == "references")]
         if first:
@@ -175,6 +176,21 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
             tasks = _bound_to_references(testbed, tasks, rows, jobs, progress)
         done = set(first)
         run([i for i in range(len(tasks)) if i not in done])
+        return _layer_notes(tasks, testbed.trees)
+
+
+def _layer_notes(tasks: Sequence[Task], supplied) -> List[str]:
+    """The notes of each costly layer on the analyses of the run's texts it read (the discourse parser's
+    fallbacks), from what is stored: texts with a supplied tree of the layer's kind left out."""
+    from ..analysis.layers import stored_notes
+
+    texts_of: Dict[str, Dict[str, None]] = {}
+    for task in tasks:
+        for name in _costly_layers(task.metric):
+            texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
+    given = supplied.tables if supplied is not None else {}
+    return [note for name in sorted(texts_of, key=PARALLEL_LAYERS.index)
+            for note in stored_notes(name, [t for t in texts_of[name] if t not in given.get(name, {})])]
 
 
 def _group(task: Task):
@@ -240,19 +256,23 @@ def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: 
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _layers_to_prepare(tasks: Sequence[Task], jobs: int) -> List[Tuple[str, List[str]]]:
+def _layers_to_prepare(tasks: Sequence[Task], jobs: int, supplied=None) -> List[Tuple[str, List[str]]]:
     """The costly layers (:data:`PARALLEL_LAYERS`, in that order) that ``tasks``' metrics read, each with the
-    texts it has not analysed yet (in neither the run's memo nor the disk cache); none with one worker."""
-    from ..analysis.layers import unprepared
+    texts it has not analysed yet (in neither the run's memo nor the disk cache, nor among the ``supplied``
+    trees of the layer's kind); none with one worker, except a layer annotated a piece at a time
+    (:attr:`~combo.analysis.layers.Layer.piece`: the discourse parser), whose progress shows task by task."""
+    from ..analysis.layers import get_layer, unprepared
     from ..parallel import workers_for
 
-    if workers_for(jobs) < 2:
-        return []
+    alone = workers_for(jobs) < 2
     texts_of: Dict[str, Dict[str, None]] = {}
     for task in tasks:
         for name in _costly_layers(task.metric):
-            texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
-    todo = [(name, unprepared(name, list(texts_of[name]))) for name in sorted(texts_of, key=PARALLEL_LAYERS.index)]
+            if not (alone and get_layer(name).piece is None):
+                texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
+    given = supplied.tables if supplied is not None else {}
+    todo = [(name, unprepared(name, [t for t in texts_of[name] if t not in given.get(name, {})]))
+            for name in sorted(texts_of, key=PARALLEL_LAYERS.index)]
     return [(name, texts) for name, texts in todo if texts]
 
 
@@ -298,13 +318,13 @@ def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress
 
     workers = workers_for(jobs)
     layer = get_layer(layer_name)
-    if len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS or layer.threads_started():
+    if layer.piece is None and len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS or layer.threads_started():
         if while_running is not None:
             while_running()
         store(0, annotate_texts(layer_name, texts))  # few texts, or the encoder's threads already started here
         return
     layer.load()
-    step = -(-len(texts) // (4 * workers))
+    step = layer.piece or -(-len(texts) // (4 * workers))
     step = -(-step // layer.group) * layer.group  # pieces start at multiples of the layer's group
     starts = list(range(0, len(texts), step))
     chunks = [(layer_name, texts[start:start + step]) for start in starts]
