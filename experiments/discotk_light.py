@@ -1,0 +1,161 @@
+"""DiscoTK-light (Joty, Guzmán, Màrquez & Nakov 2014, Table 1) from combo's own RST parses, on a WMT12 subset.
+
+The protocol is in docs/results/joty-2014.md ("DiscoTK-light from combo's own parses: protocol"), committed
+before any discourse score: for each WMT12 into-English pair the first 100 segments in test-set order that
+carry a pairwise preference, with every system's output; DiscoTK-light = the five discourse tree kernels
+(trees from Feng & Hirst's parser, the ``discourse`` extra) plus ``rouge-1``; untuned (ULC) and tuned
+(pairwise logistic regression trained on the other three pairs' subsets); beside them, on the same subset,
+single metrics and the lexical (23) and heterogeneous (36) groups, and the heterogeneous group with
+DiscoTK-light added (42). Segment level: WMT12 Kendall, metric ties discordant, mean of the four pairs.
+
+The parsing's wall time, CPU (this process and its children) and peak memory (the largest process) are
+recorded in the results.
+
+Usage::
+
+    python experiments/discotk_light.py --cache ~/.cache/combo/wmt12 --jobs 2 --out docs/results/discotk-light.json
+    python experiments/discotk_light.py --render docs/results/discotk-light.json   # the tables from saved results
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.special import expit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from wmt12_tuned import (FEATURES, HETEROGENEOUS, PairEvaluation, evaluate_scores,  # noqa: E402
+                         fit_on_other_pairs, parse_args, select_metrics, single_scores, system_means, tabulate)
+from study_output import publish, render  # noqa: E402
+
+SEGMENTS = 100  # judged segments per pair (the protocol's subset rule)
+DISCOURSE = ["dr-tk-nolex", "dr-tk-lex1", "dr-tk-lex1.1", "dr-tk-lex2", "dr-tk-lex2.1"]
+LIGHT = DISCOURSE + ["rouge-1"]
+GROUPS = {"DiscoTK-light": LIGHT, "lexical": FEATURES, "heterogeneous": HETEROGENEOUS,
+          "heterogeneous+DiscoTK-light": HETEROGENEOUS + [m for m in LIGHT if m not in HETEROGENEOUS]}
+SINGLES = LIGHT + ["bleu", "chrf", "meteor"]
+PUBLISHED = {"DiscoTK-light, untuned (all of WMT12, CODRA parses)": .171,
+             "DiscoTK-light, tuned (all of WMT12, CODRA parses)": .207}
+
+
+def judged_subset(testbed, n: int):
+    """The first ``n`` segments in test-set order that carry a pairwise preference (the protocol's rule)."""
+    judged = sorted({p.segment for p in testbed.preferences})[:n]
+    return testbed.subset(judged)
+
+
+def _cost(t0: float, cpu0) -> dict:
+    cpu = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall_seconds": time.perf_counter() - t0,
+            "cpu_seconds": sum(u.ru_utime + u.ru_stime for u in cpu) - cpu0,
+            "peak_rss_mb_this_process": cpu[0].ru_maxrss / 1024,
+            "peak_rss_mb_largest_child": cpu[1].ru_maxrss / 1024}
+
+
+def run(args) -> dict:
+    from combo import score_testbed
+    from combo.combine.ulc import ulc
+    from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
+
+    os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
+    t0 = time.perf_counter()
+    lps = list(WMT12_INTO_ENGLISH)
+    full = read_wmt12_into_english(args.data)
+    testbeds = {lp: judged_subset(full[lp], SEGMENTS) for lp in lps}
+    sizes = {lp: {"segments": len(tb.segments), "systems": len(tb.systems), "preferences": len(tb.preferences),
+                  "texts": len({t for _, _, t in tb.rows()} | {r for refs in tb.references() for r in refs})}
+             for lp, tb in testbeds.items()}
+    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu0 = sum(u.ru_utime + u.ru_stime for u in usage)
+    discourse = {lp: score_testbed(testbeds[lp], DISCOURSE, jobs=args.jobs, progress=True, cache_dir=args.cache)
+                 for lp in lps}
+    parsing = _cost(t0, cpu0)
+    print(f"discourse scored in {parsing['wall_seconds']:.0f} s", file=sys.stderr)
+    rest = [m for m in dict.fromkeys(HETEROGENEOUS + SINGLES) if m not in DISCOURSE]
+    others = {lp: score_testbed(testbeds[lp], rest, jobs=args.jobs, cache_dir=args.cache) for lp in lps}
+    tables = {lp: _joined(discourse[lp], others[lp]) for lp in lps}
+    evals = {lp: PairEvaluation(lp, testbeds[lp], tables[lp]) for lp in lps}
+    notes = sorted({n for lp in lps for n in discourse[lp].metadata.get("notes", [])})
+    results = {"subset": {"rule": f"first {SEGMENTS} judged segments per pair", "pairs": sizes},
+               "groups": GROUPS, "published": PUBLISHED, "parsing": parsing, "notes": notes,
+               "singles": {}, "combinations": {}}
+    for spec in SINGLES:
+        per = {lp: evaluate_scores(evals[lp], *single_scores(tables[lp], tables[lp].metrics.index(spec)))
+               for lp in lps}
+        results["singles"][spec] = {key: float(np.mean([per[lp][key] for lp in lps])) for key in per[lps[0]]}
+    for group, specs in GROUPS.items():
+        sub = {lp: select_metrics(tables[lp], specs) for lp in lps}
+        hib = np.asarray(sub[lps[0]].higher_is_better, bool)
+        rows = {"tuned": {}, "untuned": {}}
+        for lp in lps:
+            raw = fit_on_other_pairs(testbeds, sub, lps, lp).raw_scores(sub[lp].segment)
+            rows["tuned"][lp] = (expit(raw), system_means(sub[lp], raw))
+            rows["untuned"][lp] = (ulc(sub[lp].segment, hib), ulc(sub[lp].system, hib))
+        results["combinations"][group] = tabulate(evals, lps, rows, args, against=("untuned",))
+        avg = results["combinations"][group]
+        print(f"[{group}] untuned {avg['untuned']['average']['kendall_discordant']:.4f} "
+              f"tuned {avg['tuned']['average']['kendall_discordant']:.4f}", file=sys.stderr)
+    results["seconds"] = time.perf_counter() - t0
+    return results
+
+
+def _joined(a, b):
+    """One score table with the metrics of ``a`` then ``b`` (both over the same rows)."""
+    import dataclasses
+
+    assert a.systems == b.systems and np.array_equal(a.row_system, b.row_system)
+    return dataclasses.replace(a, metrics=a.metrics + b.metrics, signatures=a.signatures + b.signatures,
+                               higher_is_better=a.higher_is_better + b.higher_is_better,
+                               segment=np.vstack([a.segment, b.segment]), system=np.vstack([a.system, b.system]))
+
+
+def _f(v):
+    return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"−{-v:.3f}".replace("0.", ".", 1)
+
+
+def markdown(res) -> str:
+    lps = list(next(iter(res["combinations"].values()))["tuned"]["per_pair"])
+    out = ["| combination | " + " | ".join(lps) + " | segment Kendall, average [95% CI] "
+           "| system Spearman, average |", "|---|" + "---:|" * (len(lps) + 2)]
+    for group, table in res["combinations"].items():
+        for kind in ("untuned", "tuned"):
+            e = table[kind]
+            avg, iv = e["average"], e["average"].get("interval", {})
+            seg = _f(avg["kendall_discordant"]) + (" [{}, {}]".format(*map(_f, iv["kendall_discordant"])) if iv else "")
+            per = " | ".join(_f(e["per_pair"][lp]["kendall_discordant"]) for lp in lps)
+            out.append(f"| {group} ({len(res['groups'][group])}), {kind} | {per} | {seg} | {_f(avg['spearman'])} |")
+    out += ["", "| single metric | segment Kendall, average | system Spearman, average |", "|---|---:|---:|"]
+    for spec, v in res["singles"].items():
+        out.append(f"| {spec} | {_f(v['kendall_discordant'])} | {_f(v['spearman'])} |")
+    for group, table in res["combinations"].items():
+        d = table["tuned"].get("minus_untuned")
+        if d:
+            out.append(f"\n{group}: tuned minus untuned {d['delta']:+.4f} [{d['interval'][0]:+.4f}, "
+                       f"{d['interval'][1]:+.4f}], paired bootstrap p = {d['p_value']:.3f}")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    import argparse
+
+    extra = argparse.ArgumentParser(add_help=False)
+    extra.add_argument("--render", default=None, metavar="JSON", help="print the tables from a JSON written by --out")
+    known, rest = extra.parse_known_args(argv)
+    if known.render:
+        import json
+
+        render(json.loads(Path(known.render).read_text(encoding="utf-8")), lambda res, folder: [], markdown, None)
+        return
+    args = parse_args(__doc__.split("\n")[0], rest)
+    res = run(args)
+    publish(res, lambda res, folder: [], markdown, args.out, None,
+            timing=f" (discourse scoring {res['parsing']['wall_seconds']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
