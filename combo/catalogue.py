@@ -11,6 +11,7 @@ import textwrap
 from typing import Dict, List, Optional
 
 from .errors import OptionError, ResourceMissing
+from .metrics.base import cost_table
 from .metrics.registry import list_metrics, metric_class
 from .metrics.sets import SETS, unavailable_members
 
@@ -41,6 +42,8 @@ def catalogue() -> List[Dict[str, object]]:
             "language_note": language_note,
             "available": available,
             "unavailable_because": reason,
+            # CPU per row over BLEU's, its analyses cached (benchmarks/bench_costs.py); None: not measured
+            "relative_cost": cls.relative_cost if cls.name in cost_table() else None,
             "citation": cls.citation,
             "options": {k: o.default for k, o in cls.options.items()},
             "option_types": {k: o.brief() for k, o in cls.options.items()},  # bool, int, float, a|b|c, list, text
@@ -73,6 +76,11 @@ def _languages(row: Dict[str, object]) -> str:
     return ", ".join(row["languages"]) or "any"
 
 
+def _cost(row: Dict[str, object]) -> str:
+    cost = row.get("relative_cost")
+    return "-" if cost is None else f"{cost:.3g}x"
+
+
 def render(rows: List[Dict[str, object]], fmt: str = "table", sets: Optional[List[Dict[str, object]]] = None) -> str:
     """Render the catalogue (and the named sets, default :func:`set_catalogue`) as a text table, JSON or Markdown
     (``fmt`` one of :data:`FORMATS`)."""
@@ -86,12 +94,15 @@ def render(rows: List[Dict[str, object]], fmt: str = "table", sets: Optional[Lis
                "Generated from the registry by `combo metrics --format markdown`; do not edit by hand.", "",
                "Languages are those of the metric at its default options (\"any\": no language-specific analysis); "
                "scoring a test bed in another language is refused (docs/scoring.md, Languages).", "",
-               "| metric | family | better | range | languages | resources | options (defaults) | implements |",
-               "|---|---|---|---|---|---|---|---|"]
+               "Cost is the CPU per row over BLEU's with the analyses cached (`benchmarks/bench_costs.py`, "
+               "`combo/metrics/costs.json`; - not measured); parsing and encoding a text the first time cost "
+               "more (docs/benchmarks.md).", "",
+               "| metric | family | better | range | languages | cost | resources | options (defaults) | implements |",
+               "|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             opts = ", ".join(f"{k}={v}" for k, v in r["options"].items()) or "-"
             out.append(f"| `{r['name']}` | {r['family']} | {'higher' if r['higher_is_better'] else 'lower'} "
-                       f"| {r['range']} | {_languages(r)} | {', '.join(r['resources']) or '-'} | {opts} "
+                       f"| {r['range']} | {_languages(r)} | {_cost(r)} | {', '.join(r['resources']) or '-'} | {opts} "
                        f"| {r['citation']} |")
         out += ["", "## Metric sets", "",
                 "`-m @NAME` anywhere a metric goes gives every member (`combo.metrics.sets`); a member whose "
@@ -105,11 +116,13 @@ def render(rows: List[Dict[str, object]], fmt: str = "table", sets: Optional[Lis
     width = max((len(str(r["name"])) for r in rows), default=6) + 2
     fam = max((len(str(r["family"])) for r in rows), default=6) + 2
     out = [f"{'metric':<{width}}{'family':<{fam}}{'better':<8}{'range':<12}{'languages':<11}{'available':<11}"
-           "resources"]
+           f"{'cost':<8}resources"]
     for r in rows:
         out.append(f"{r['name']:<{width}}{r['family']:<{fam}}{'higher' if r['higher_is_better'] else 'lower':<8}"
                    f"{r['range']:<12}{_languages(r):<11}{'yes' if r['available'] else 'no':<11}"
-                   f"{', '.join(r['resources']) or '-'}")
+                   f"{_cost(r):<8}{', '.join(r['resources']) or '-'}")
+    out += ["", "cost: CPU per row over BLEU's with the analyses cached (benchmarks/bench_costs.py; - not measured); "
+            "parsing and encoding first cost more (docs/benchmarks.md)"]
     out += ["", "metric sets (-m @NAME; -m @NAME:available leaves out what is missing here):"]
     name = max((len(str(r["name"])) for r in sets), default=4) + 2
     for r in sets:

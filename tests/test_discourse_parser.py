@@ -160,3 +160,19 @@ def test_scores_from_parses_with_supplied_trees_winning(parsed):
     with using_trees(supplied):
         again = metric.segment_scores(hyps, refs)
     assert again[0] == 1.0 and np.array_equal(again[1:], scores[1:])
+
+
+def test_discotk_sets_score_from_parses(parsed):
+    from combo.metrics.sets import DISCOTK, DISCOTK_LIGHT, HETEROGENEOUS_NO_SENTENCE, expand_metric_sets
+    from combo.scoring import score_testbed
+    from combo.testbed import Segment, Testbed
+
+    assert expand_metric_sets(["@discotk-light"], []) == list(DISCOTK_LIGHT)
+    assert list(DISCOTK) == list(DISCOTK_LIGHT[:5]) + list(HETEROGENEOUS_NO_SENTENCE)
+    texts, _ = parsed
+    tb = Testbed(name="five", segments=[Segment(str(k), references=[texts[5 + k]]) for k in range(5)])
+    tb.add_system("same", texts[5:10])
+    tb.add_system("other", texts[:5])
+    table = score_testbed(tb, ["@discotk-light"])  # every text's tree from the cache the fixture filled
+    assert table.metrics == list(DISCOTK_LIGHT)
+    assert np.allclose(table.system[:5, 0], 1.0) and np.all(table.system[:5, 1] < 1.0)

@@ -164,6 +164,8 @@ PARSE_ONLY = {
     "combo apply --model model.json --src src.txt --hyps sysA.txt sysB.txt --refs ref.txt --feature "
     "mtme:XCOMET-XL=scores:xcomet.tsv --feature mtme:COMET=comet:model=Unbabel/wmt22-comet-da":
         "needs a model trained on WMT23's scores, xcomet.tsv and COMET-22's weights (tests/test_feature_binding.py)",
+    "combo score --testbed example -m dr-tk-lex1 -m dr-tk-nolex":
+        "needs the discourse extra and Java (tests/test_discourse_parser.py parses with them in .ci/discourse)",
     "combo search --testbed ../shared/data/dstc7 --min-refs 4 -m chrf -m rouge-l --backend dask "
     "--scheduler tcp://10.0.0.5:8786": "needs a Dask cluster at that address",
 }

@@ -46,6 +46,16 @@ HETEROGENEOUS_NO_SENTENCE = LEXICAL + LINGUISTIC
 #: docs/learned.md's "heterogeneous+sentence (37)": the above and the MiniLM sentence cosine.
 HETEROGENEOUS = HETEROGENEOUS_NO_SENTENCE + ("sent-emb",)
 
+#: DiscoTK's five discourse tree kernels (Joty et al. 2014, DR-NOLEX ... DR-LEX2.1), on Feng & Hirst's parses.
+DISCOURSE = ("dr-tk-nolex", "dr-tk-lex1", "dr-tk-lex1.1", "dr-tk-lex2", "dr-tk-lex2.1")
+
+#: DiscoTK-light: the five kernels and a unigram metric (ROUGE-1 F here; docs/results/joty-2014.md).
+DISCOTK_LIGHT = DISCOURSE + ("rouge-1",)
+
+#: DiscoTK-party as combo can compute it: the five kernels with the lexical and linguistic metrics of
+#: @heterogeneous-no-sentence in place of Asiya's (its semantic-role and Asiya discourse metrics are not here).
+DISCOTK = DISCOURSE + HETEROGENEOUS_NO_SENTENCE
+
 
 @dataclass(frozen=True)
 class MetricSet:
@@ -70,6 +80,12 @@ SETS: Dict[str, MetricSet] = {s.name: s for s in (
               "the shallow-syntactic, syntactic and GloVe embedding metrics of @heterogeneous"),
     MetricSet("search", SEARCH, "combo search's and combo report's default candidates (docs/search.md)"),
     MetricSet("seven", SEVEN, "seven common lexical metrics (docs/learned.md, row seven: .261)"),
+    MetricSet("discotk-light", DISCOTK_LIGHT,
+              "DiscoTK-light: the five discourse tree kernels on Feng & Hirst's parses and ROUGE-1 "
+              "(docs/results/joty-2014.md)"),
+    MetricSet("discotk", DISCOTK,
+              "DiscoTK-party as combo computes it: the five discourse tree kernels and @heterogeneous-no-sentence "
+              "(docs/results/joty-2014.md)"),
 )}
 
 AVAILABLE = "available"  # the one option of a set: @name:available
