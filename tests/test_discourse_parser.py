@@ -173,6 +173,9 @@ def test_discotk_sets_score_from_parses(parsed):
     tb = Testbed(name="five", segments=[Segment(str(k), references=[texts[5 + k]]) for k in range(5)])
     tb.add_system("same", texts[5:10])
     tb.add_system("other", texts[:5])
+    tb.add_system("odd", [texts[10], texts[11]] + texts[2:5])  # the blank and the over-long text
     table = score_testbed(tb, ["@discotk-light"])  # every text's tree from the cache the fixture filled
     assert table.metrics == list(DISCOTK_LIGHT)
     assert np.allclose(table.system[:5, 0], 1.0) and np.all(table.system[:5, 1] < 1.0)
+    notes = table.metadata["notes"]
+    assert len(notes) == 1 and "2 of 12 texts have the fallback tree (1 blank, 1 over-long)" in notes[0]

@@ -184,13 +184,7 @@ def _layer_notes(tasks: Sequence[Task], supplied) -> List[str]:
     fallbacks), from what is stored: texts with a supplied tree of the layer's kind left out."""
     from ..analysis.layers import stored_notes
 
-    texts_of: Dict[str, Dict[str, None]] = {}
-    for task in tasks:
-        for name in _costly_layers(task.metric):
-            texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
-    given = supplied.tables if supplied is not None else {}
-    return [note for name in sorted(texts_of, key=PARALLEL_LAYERS.index)
-            for note in stored_notes(name, [t for t in texts_of[name] if t not in given.get(name, {})])]
+    return [note for name, texts in _texts_by_layer(tasks, supplied) for note in stored_notes(name, texts)]
 
 
 def _group(task: Task):
@@ -265,15 +259,21 @@ def _layers_to_prepare(tasks: Sequence[Task], jobs: int, supplied=None) -> List[
     from ..parallel import workers_for
 
     alone = workers_for(jobs) < 2
+    todo = [(name, unprepared(name, texts)) for name, texts in _texts_by_layer(tasks, supplied)
+            if not (alone and get_layer(name).piece is None)]
+    return [(name, texts) for name, texts in todo if texts]
+
+
+def _texts_by_layer(tasks: Sequence[Task], supplied) -> List[Tuple[str, List[str]]]:
+    """Each costly layer (:data:`PARALLEL_LAYERS`, in that order) that ``tasks``' metrics read, with the distinct
+    texts it reads: those with a ``supplied`` tree of the layer's kind left out."""
     texts_of: Dict[str, Dict[str, None]] = {}
     for task in tasks:
         for name in _costly_layers(task.metric):
-            if not (alone and get_layer(name).piece is None):
-                texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
+            texts_of.setdefault(name, {}).update(dict.fromkeys(task.texts))
     given = supplied.tables if supplied is not None else {}
-    todo = [(name, unprepared(name, [t for t in texts_of[name] if t not in given.get(name, {})]))
+    return [(name, [t for t in texts_of[name] if t not in given.get(name, {})])
             for name in sorted(texts_of, key=PARALLEL_LAYERS.index)]
-    return [(name, texts) for name, texts in todo if texts]
 
 
 def _prepare_shared_layers(layers: Sequence[Tuple[str, List[str]]], jobs: int, progress: bool) -> None:
