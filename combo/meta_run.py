@@ -27,7 +27,7 @@ from .meta.likeness import (KingResult, check_king_options, king_chunk, king_mer
                             king_segment_operations, segment_score_bytes, segment_shape)
 from .meta.queen import QueenResult, Seed, check_max_refs, check_triples, min_references
 from .meta.queen import queen_segments as _queen_segments
-from .parallel import on_cluster, resolve_jobs, run_tasks
+from .parallel import on_cluster, resolve_execution, run_tasks
 from .progress import progress as reporter
 
 #: References per segment suggested to cap a test bed with hundreds (DSTC7): KING's 4 plus a margin, as
@@ -67,7 +67,8 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     ``progress`` shows KING's operations as they are counted.
     """
     check_king_options(triples, ties, max_refs, held_out)
-    budget = Budget.of(memory)
+    run = resolve_execution(jobs, memory, progress)  # or the Execution of the run, handed in as jobs
+    budget, progress = run.budget, run.progress
     plan = king_plan(segments, triples, higher_is_better, metric_names, max_refs, seed, ties, held_out,
                      segment_population)
     kept = {i: plan.kept_references(segments, i) for i in plan.draws}
@@ -79,7 +80,7 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     remote = on_cluster()  # on a cluster whatever ``jobs`` says
     costs = {i: king_operations(segments, i, held_out) for i in plan.draws}
     small = sum(costs.values()) < PARALLEL_MIN_SECONDS * KING_OPERATIONS_PER_SECOND
-    jobs = resolve_jobs(jobs)
+    jobs = run.jobs
     serial = (jobs.asked == 1 or small) and not remote
     chunk_bytes = budget.segment_bytes()
     if not serial:

@@ -35,11 +35,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence
 
+from .budget import Budget
 from .errors import BackendError, OptionError
 
 BACKENDS = ("local", "dask")
 __all__ = ["BACKENDS", "BackendError", "Config", "Jobs", "config", "current", "on_cluster", "parallel_available",
-           "reset", "resolve_jobs", "run_tasks", "workers_for"]
+           "reset", "resolve_jobs", "run_tasks", "workers_for", "Execution", "resolve_execution"]
 
 
 @dataclass
@@ -170,6 +171,39 @@ def resolve_jobs(jobs) -> Jobs:
     if not valid_jobs(jobs):
         raise OptionError(f"jobs={jobs!r} must be a positive number of processes (or -1: one per core)")
     return Jobs(jobs, (os.cpu_count() or 1) if jobs == -1 else jobs)
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one run may use and show, resolved once at its edge (:func:`resolve_execution`): its worker
+    processes (:class:`Jobs`), its memory budget (:class:`~combo.budget.Budget`) and whether it shows progress;
+    where its parallel work runs is the process's :func:`current` backend (``--backend``, :func:`config`).
+    Scoring, KING, search, evaluate and training take it where they took ``jobs``, ``memory`` and ``progress``,
+    and hand it on whole."""
+
+    jobs: Jobs
+    budget: Budget
+    progress: bool = False
+
+    @property
+    def workers(self) -> int:
+        return self.jobs.workers
+
+    @property
+    def backend(self) -> Config:
+        return _config
+
+
+def resolve_execution(jobs=1, memory=None, progress: bool = False) -> Execution:
+    """The one place a run's ``jobs`` (through :func:`resolve_jobs`), ``memory`` (a size such as ``"2G"``, or a
+    :class:`~combo.budget.Budget`) and ``progress`` become its :class:`Execution`; an :class:`Execution` handed in
+    as ``jobs`` (a run resolved at an outer edge) is returned as it is, and then ``memory`` and ``progress`` must
+    be left at their defaults."""
+    if isinstance(jobs, Execution):
+        if memory is not None or progress:
+            raise OptionError("give memory= and progress= to the Execution handed in as jobs=, not beside it")
+        return jobs
+    return Execution(resolve_jobs(jobs), Budget.of(memory), bool(progress))
 
 
 def workers_for(jobs) -> int:

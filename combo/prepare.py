@@ -7,12 +7,13 @@ options of the command that asked (:class:`Asked`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from .errors import ComboError, InputError, OptionError, one_line
 from .metrics.registry import is_model_file
 from .metrics.sets import SEARCH, expand_metric_sets
+from .parallel import Execution, resolve_execution
 
 
 @dataclass
@@ -32,13 +33,22 @@ class MetaOptions:
     seed: int = 0
     jobs: int = 1
     progress: bool = False
+    _execution: Optional[Execution] = field(default=None, init=False, repr=False, compare=False)
+
+    def execution(self) -> Execution:
+        """``jobs``, ``memory`` and ``progress`` resolved once, on the first call (:func:`~combo.parallel.
+        resolve_execution`): scoring and the evaluator of the run receive this one object."""
+        if self._execution is None:
+            self._execution = resolve_execution(self.jobs, self.memory, self.progress)
+        return self._execution
 
     def evaluator(self, tb, table, refs, command: Optional[str] = None):
         """The MetaEvaluator of one scored test bed with these options (``command``: whose options its
         messages' fixes name)."""
         from . import evaluate  # looked up when called (a test may stand in for MetaEvaluator)
 
-        return evaluate.MetaEvaluator(tb, table, refs, command=command, **asdict(self))  # fields: its parameters
+        params = {k: v for k, v in asdict(self).items() if k not in ("jobs", "memory", "progress", "_execution")}
+        return evaluate.MetaEvaluator(tb, table, refs, command=command, jobs=self.execution(), **params)
 
 
 class Asked:
@@ -302,10 +312,10 @@ def prepare(tb, source: str, metrics: Sequence[str], criterion: str, meta: MetaO
     from .scoring import score_testbed, score_with_references
 
     if needs_refs:
-        table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=meta.seed, jobs=meta.jobs,
-                                            progress=meta.progress, cache_dir=cache, memory=meta.memory)
+        table, refs = score_with_references(tb, specs, max_refs=max_refs, seed=meta.seed, jobs=meta.execution(),
+                                            cache_dir=cache)
     else:
-        table = score_testbed(tb, specs, jobs=meta.jobs, progress=meta.progress, cache_dir=cache, memory=meta.memory)
+        table = score_testbed(tb, specs, jobs=meta.execution(), cache_dir=cache)
         refs = None
     if refs is not None and refs.capped_segments:
         notes.append(f"{refs.capped_segments} segments capped at {max_refs} references (seeded sample, "

@@ -97,3 +97,27 @@ def test_one_scoring_run_resolves_jobs_once(monkeypatch):
     assert parallel.resolve_jobs(parallel.Jobs(-1, 8)).processes == 8  # a resolved Jobs is handed on as it is
     with pytest.raises(combo.OptionError, match="jobs=0 must be a positive number"):
         parallel.resolve_jobs(0)
+
+
+def test_one_execution_per_run_reaches_scoring_and_the_evaluator(monkeypatch):
+    """jobs, the memory budget and progress become one Execution at a run's edge (combo.parallel.resolve_execution);
+    scoring, the evaluator and KING take it whole, and resolve nothing again."""
+    from combo import parallel
+    from combo.prepare import MetaOptions
+
+    run = parallel.resolve_execution(2, "1G", progress=False)
+    assert (run.jobs.processes, run.budget.bytes, run.progress) == (2, 1024 ** 3, False)
+    assert parallel.resolve_execution(run) is run
+    with pytest.raises(combo.OptionError, match="not beside it"):
+        parallel.resolve_execution(run, memory="2G")
+    made = []
+    real = parallel.resolve_jobs
+    monkeypatch.setattr(parallel, "resolve_jobs", lambda jobs: made.append(jobs) or real(jobs))  # Jobs: handed on
+    meta = MetaOptions(jobs=2, memory="1G")
+    tb = _small_testbed()
+    table = score_testbed(tb, ["bleu", "chrf"], jobs=meta.execution())
+    evaluator = meta.evaluator(tb, table, None)
+    assert evaluator.execution is meta.execution() and evaluator.budget.bytes == 1024 ** 3
+    # MetaOptions.execution() resolved 2 once; scoring, its pool and the evaluator took it whole (the pool reads the
+    # resolved Jobs it is given)
+    assert [j for j in made if not isinstance(j, parallel.Jobs)] == [2]

@@ -290,7 +290,7 @@ META_OPTIONS = {
 def gather_meta(func):
     """Hand ``func`` its meta-evaluation options as one ``meta`` (:class:`MetaOptions`) instead of one parameter
     each; ``progress`` is ``not quiet`` (``quiet`` is still passed)."""
-    names = [f.name for f in fields(MetaOptions) if f.name != "progress"]
+    names = [f.name for f in fields(MetaOptions) if f.init and f.name != "progress"]
 
     @functools.wraps(func)
     def command(*args, **kwargs):

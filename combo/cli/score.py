@@ -31,12 +31,13 @@ def score(testbed_path: str, lp: Optional[str], testbed_options: Sequence[str], 
           level: str, fmt: str, out: Optional[str], jobs: int, cache: Optional[str], quiet: bool,
           memory: str) -> None:
     """Score every system of a test bed: system-level (corpus) or segment-level scores."""
+    from ..parallel import resolve_execution
     from ..scoring import score_testbed
 
+    run = resolve_execution(jobs, memory, progress=not quiet)  # the run's jobs, budget and progress, once
     check_outputs(out=out)
     tb = load_testbed(testbed_path, lp, testbed_options)
-    table = score_testbed(tb, metric_list(metrics), jobs=jobs, progress=not quiet,
-                          cache_dir=cache, memory=memory)
+    table = score_testbed(tb, metric_list(metrics), jobs=run, cache_dir=cache)
     notes = _notes(table)
     if fmt == "json":
         doc = json.loads(table.to_json())

@@ -71,6 +71,7 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
     from ..combine.training import TrainOptions, fit_and_cross_validate, training_data, training_report
     from ..metrics.releases import native_inputs
     from ..metrics.tuned import save_text
+    from ..parallel import resolve_execution
     from ..scoring import score_testbed
 
     check_outputs(out=out)
@@ -85,7 +86,8 @@ def train(testbed_path, lp, testbed_options, metrics, method, objective, output,
                     "--inner-folds": inner_folds})
     if method != "auto":  # before scoring, where the method is known already
         _refuse_unread(method, given)
-    sources = [(tb, score_testbed(tb, specs, jobs=jobs, progress=not quiet, cache_dir=cache)) for tb in testbeds]
+    run = resolve_execution(jobs, progress=not quiet)  # once, for every test bed scored
+    sources = [(tb, score_testbed(tb, specs, jobs=run, cache_dir=cache)) for tb in testbeds]
     data = training_data(sources, normalise, judgments, min_diff, aspect, targets=method == "regression")
     options = options.resolved(data.pairs.kind)
     _refuse_unread(options.method, given)

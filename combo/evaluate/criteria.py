@@ -59,8 +59,8 @@ def likeness_run(ev, subset: Sequence[int]):
     segs = ev.likeness_segments(subset)
     sample = ev.testbed.metadata.get("segment_sample") or {}
     res = king(segs, ev.triples, higher_is_better=ev.hib[subset], ties=ev.king_ties,
-               held_out=ev.held_out, seed=ev.seed, memory=ev.budget, progress=ev.progress,
-               jobs=ev.jobs, segment_population=sample.get("population"), largest_set=len(ev.hib))
+               held_out=ev.held_out, seed=ev.seed, jobs=ev.execution,
+               segment_population=sample.get("population"), largest_set=len(ev.hib))
     left_out = ((f"{res.n_skipped} segments skipped (need >= {min_references(ev.triples) + 1} references "
                  "and a candidate)",) if res.n_skipped else ())
     return res, left_out

@@ -14,7 +14,7 @@ from ..errors import InputError, OptionError
 from ..meta.pairwise import PreferencePairs, pairs_from_scores
 from ..meta.queen import min_references
 from ..meta.significance import bootstrap
-from ..parallel import resolve_jobs
+from ..parallel import resolve_execution
 from ..scoring import ReferenceScores, ScoreTable
 from ..testbed import Testbed
 from ..progress import plural
@@ -39,7 +39,6 @@ class MetaEvaluator:
                  triples: str = "distinct", kendall_variant: str = "wmt12", kendall_ties: Optional[str] = None,
                  king_ties: str = "count", include_human: bool = False, held_out: Optional[int] = None,
                  memory=None, seed: int = 0, progress: bool = False, jobs: int = 1, command: Optional[str] = None):
-        from ..budget import Budget
         from ..meta.likeness import check_held_out
 
         check_held_out(held_out)
@@ -48,10 +47,10 @@ class MetaEvaluator:
         self.refs = refs
         self.triples = triples
         self.held_out = held_out  # KING from this many held-out references per segment (None: exact)
-        self.budget = Budget.of(memory)
         self.seed = seed  # the held-out draws: the same for every metric set (paired comparisons)
-        self.progress = progress
-        self.jobs = resolve_jobs(jobs)  # KING's chunks, search's sets, evaluate's entries in parallel (combo.parallel)
+        #: jobs (KING's chunks, search's sets, evaluate's entries in parallel), memory budget and progress, resolved
+        #: once (an Execution handed in as ``jobs`` is kept as it is: the run's, from its edge)
+        self.execution = resolve_execution(jobs, memory, progress)
         self.king_ties = king_ties
         self.kendall_variant = kendall_variant
         self.kendall_ties = kendall_ties
@@ -87,6 +86,20 @@ class MetaEvaluator:
             self.aspect = "rr-wins"
             return self.testbed.win_share_matrix(self.table.systems)
         return self.testbed.score_matrix(self.table.systems, self.aspect)
+
+    @property
+    def jobs(self):
+        """The run's :class:`~combo.parallel.Jobs` (from :attr:`execution`)."""
+        return self.execution.jobs
+
+    @property
+    def budget(self):
+        """The run's memory :class:`~combo.budget.Budget` (from :attr:`execution`)."""
+        return self.execution.budget
+
+    @property
+    def progress(self) -> bool:
+        return self.execution.progress
 
     @property
     def has_absolute_scores(self) -> bool:

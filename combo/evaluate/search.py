@@ -163,11 +163,14 @@ def search_metric_sets(evaluator: MetaEvaluator, criterion: str = "king", scheme
 def _subset_quality(evaluator: MetaEvaluator, subset, criterion: str, scheme: str) -> Quality:
     """One metric set's quality, as a worker's task (its own progress bars off: the search's bar counts sets;
     restored, as the task may run in this process)."""
-    shown, evaluator.progress = evaluator.progress, False
+    from dataclasses import replace
+
+    shown = evaluator.execution
+    evaluator.execution = replace(shown, progress=False)
     try:
         return evaluator.quality(list(subset), criterion, scheme)
     finally:
-        evaluator.progress = shown
+        evaluator.execution = shown
 
 
 def king_tie_warnings(chosen: Quality, best_single: Quality, ties: str = "count") -> List[str]:

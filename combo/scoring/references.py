@@ -151,9 +151,10 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
     (:func:`score_with_references` gives the table and these scores from one
     analysis per metric.)
     """
-    from ..budget import Budget
+    from ..parallel import resolve_execution
 
-    chunk = Budget.of(memory).pair_chunk()
+    run = resolve_execution(jobs, memory, progress)
+    chunk = run.budget.pair_chunk()
     metrics = _expand_sets(metrics)[0]
     instances = metrics_for(testbed, metrics, pairs=True)
     tid = TextIndex()
@@ -174,7 +175,7 @@ def reference_scores(testbed: Testbed, table: ScoreTable, metrics: Sequence[Metr
         cache.put(instances[todo[i]], r["pairs"])
 
     _run(testbed, [MetricTask(instances[k], tid.texts, None, no_rows, 0, (plan.left, plan.right), chunk)
-                   for k in todo], jobs, progress, "reference pairs", on_result=done)
+                   for k in todo], run, "reference pairs", on_result=done)
     return _reference_table(plan, metrics, instances, values, max_refs, seed)
 
 
@@ -185,9 +186,10 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
     ``memory`` bounds the pairs (and rows) a metric scores at once; the pair
     scores of all metrics are one preallocated array, 8 bytes per metric and pair.
     """
-    from ..budget import Budget
+    from ..parallel import resolve_execution
 
-    chunk = Budget.of(memory).pair_chunk()
+    run = resolve_execution(jobs, memory, progress)
+    chunk = run.budget.pair_chunk()
     metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics, pairs=True)
     check_references(testbed)
@@ -223,6 +225,7 @@ def score_with_references(testbed: Testbed, metrics: Sequence[MetricLike], max_r
             values[k] = r["pairs"][0]
             pair_cache.put(instances[k], r["pairs"])
 
-    _run(testbed, tasks, jobs, progress, on_result=done)
-    table = _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment, row_results), set_notes)
+    layer_notes = _run(testbed, tasks, run, on_result=done)
+    table = _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment, row_results),
+                        set_notes + layer_notes)
     return table, _reference_table(plan, metrics, instances, values, max_refs, seed)

@@ -17,6 +17,7 @@ import numpy as np
 from ..analysis.layers import analysis_memo, cache_dir
 from ..analysis.supplied import using_trees
 from ..metrics.base import Candidates, Metric, Rows, group_slice
+from ..parallel import Execution
 from ..testbed import Testbed
 from .cache import _Cache, _fingerprint
 from .plan import PARALLEL_LAYERS, _chars_per_row, _chunkable, _costly_layers, _row_step, _trees_for
@@ -36,12 +37,10 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     ``memory`` (a size such as ``"2G"``, default 2 GB) bounds the rows whose
     statistics are held at once.
     """
-    from ..budget import Budget
-    from ..parallel import resolve_jobs
+    from ..parallel import resolve_execution
 
-    jobs = resolve_jobs(jobs)  # once: every step below hands it on
-    budget = Budget.of(memory)
-    chunk = budget.pair_chunk()
+    run = resolve_execution(jobs, memory, progress)  # once: every step below hands it on
+    chunk = run.budget.pair_chunk()
     metrics, set_notes = _expand_sets(metrics)
     instances = metrics_for(testbed, metrics)
     if not all(m.locality == "candidate" for m in instances):
@@ -62,18 +61,18 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     del hyps, refs, weights
     with using_trees(testbed.trees):  # a tuned metric read per candidate scores its text components here
         results, signatures = _read_per_candidate(
-            instances, Candidates(testbed, systems, row_system, row_segment, rows, progress), computed)
+            instances, Candidates(testbed, systems, row_system, row_segment, rows, run.progress), computed)
     for k, m in enumerate(instances):
         if k not in results:
             results[k] = cache.get(m)
     todo = [k for k in range(len(instances)) if results[k] is None]
-    workers = jobs.workers
+    workers = run.workers
     chars_per_row = _chars_per_row(rows) if any(_chunkable(instances[k]) for k in todo) else 0.0
     tasks: List[Task] = []
     owners: List[int] = []
     assemblies: Dict[int, _RowAssembly] = {}
     for k in todo:
-        step = _row_step(instances[k], len(row_system), chars_per_row, budget, workers, len(todo))
+        step = _row_step(instances[k], len(row_system), chars_per_row, run.budget, workers, len(todo))
         if step is None:
             tasks.append(MetricTask(instances[k], rows.texts, rows, row_system, n_sys, None, chunk))
             owners.append(k)
@@ -93,7 +92,7 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
         results[k] = r["rows"]
         cache.put(instances[k], r["rows"])
 
-    layer_notes = _run(testbed, tasks, jobs, progress, on_result=done, rows=rows)
+    layer_notes = _run(testbed, tasks, run, on_result=done, rows=rows)
     return _with_notes(_table(testbed, metrics, instances, systems, row_system, row_segment,
                               [results[k] for k in range(len(instances))], signatures), set_notes + layer_notes)
 
@@ -140,7 +139,7 @@ def _read_per_candidate(instances: Sequence[Metric], cands: Candidates, cache: _
     return results, signatures
 
 
-def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: str = "metrics",
+def _run(testbed: Testbed, tasks: List[Task], run: Execution, desc: str = "metrics",
          on_result=None, rows: Optional[Rows] = None) -> List[str]:
     """Run ``tasks`` (:class:`MetricTask`, :class:`ChunkTask`) with ``testbed``'s supplied
     trees, in parallel processes when ``jobs != 1`` (see :mod:`combo.parallel`); ``on_result(i, result)`` runs as
@@ -158,24 +157,24 @@ def _run(testbed: Testbed, tasks: List[Task], jobs: int, progress: bool, desc: s
     sent = [chunk and _sendable(t.metric) for t, chunk in zip(tasks, chunks)]
     trees = [_trees_for(testbed, t.metric) if chunk else testbed.trees for t, chunk in zip(tasks, chunks)]
 
-    def run(indices: List[int], while_running=None) -> None:
-        run_tasks(_call_with_trees, [_call(trees[i], tasks[i]) for i in indices], jobs, progress, desc,
+    def run_some(indices: List[int], while_running=None) -> None:
+        run_tasks(_call_with_trees, [_call(trees[i], tasks[i]) for i in indices], run.jobs, run.progress, desc,
                   on_result=None if on_result is None else lambda j, r: on_result(indices[j], r),
                   weights=[tasks[i].weight for i in indices], sent=[sent[i] for i in indices], keep=False,
                   groups=[_group(tasks[i]) for i in indices],
                   while_running=while_running)
 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        layers = _layers_to_prepare(tasks, jobs, testbed.trees)
+        layers = _layers_to_prepare(tasks, run, testbed.trees)
         first = [i for i, (t, chunk) in enumerate(zip(tasks, chunks))
                  if layers and not _costly_layers(t.metric) and not (chunk and t.metric.locality == "references")]
         if first:
-            run(first, while_running=get_layer(layers[0][0]).load)
-        _prepare_shared_layers(layers, jobs, progress)
+            run_some(first, while_running=get_layer(layers[0][0]).load)
+        _prepare_shared_layers(layers, run)
         if any(chunk and t.metric.locality == "references" for t, chunk in zip(tasks, chunks)):
-            tasks = _bound_to_references(testbed, tasks, rows, jobs, progress)
+            tasks = _bound_to_references(testbed, tasks, rows, run)
         done = set(first)
-        run([i for i in range(len(tasks)) if i not in done])
+        run_some([i for i in range(len(tasks)) if i not in done])
         return _layer_notes(tasks, testbed.trees)
 
 
@@ -208,7 +207,7 @@ def _sendable(metric: Metric) -> bool:
 PARALLEL_COUNT_MIN_TEXTS = 20000
 
 
-def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: int, progress: bool) -> List[Task]:
+def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, run: Execution) -> List[Task]:
     """``tasks`` with each chunk of a metric of locality ``"references"`` scored by one copy of the metric bound to its
     counts over every reference of ``rows`` (:meth:`~Metric.with_counts`), so its chunks score as one call.
 
@@ -236,7 +235,7 @@ def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: 
     merges = {key: _CountMerge() for key in metrics}
     texts = sum(len(s.texts) for s in slices)
     run_tasks(_call_with_trees, [_call(_trees_for(testbed, s.metric), s) for s in slices],
-              jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, progress,
+              run.jobs if texts >= PARALLEL_COUNT_MIN_TEXTS else 1, run.progress,
               "reference counts", on_result=lambda i, counts: merges[owners[i]].add(counts), keep=False,
               weights=[float(len(s.texts)) for s in slices],
               sent=[_sendable(s.metric) for s in slices])
@@ -250,15 +249,14 @@ def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, jobs: 
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _layers_to_prepare(tasks: Sequence[Task], jobs: int, supplied=None) -> List[Tuple[str, List[str]]]:
+def _layers_to_prepare(tasks: Sequence[Task], run: Execution, supplied=None) -> List[Tuple[str, List[str]]]:
     """The costly layers (:data:`PARALLEL_LAYERS`, in that order) that ``tasks``' metrics read, each with the
     texts it has not analysed yet (in neither the run's memo nor the disk cache, nor among the ``supplied``
     trees of the layer's kind); none with one worker, except a layer annotated a piece at a time
     (:attr:`~combo.analysis.layers.Layer.piece`: the discourse parser), whose progress shows task by task."""
     from ..analysis.layers import get_layer, unprepared
-    from ..parallel import workers_for
 
-    alone = workers_for(jobs) < 2
+    alone = run.workers < 2
     todo = [(name, unprepared(name, texts)) for name, texts in _texts_by_layer(tasks, supplied)
             if not (alone and get_layer(name).piece is None)]
     return [(name, texts) for name, texts in todo if texts]
@@ -276,7 +274,7 @@ def _texts_by_layer(tasks: Sequence[Task], supplied) -> List[Tuple[str, List[str
             for name in sorted(texts_of, key=PARALLEL_LAYERS.index)]
 
 
-def _prepare_shared_layers(layers: Sequence[Tuple[str, List[str]]], jobs: int, progress: bool) -> None:
+def _prepare_shared_layers(layers: Sequence[Tuple[str, List[str]]], run: Execution) -> None:
     """Annotate the texts of each of ``layers`` (:func:`_layers_to_prepare`) before the tasks that read them
     start, split among worker processes, and store the results (the disk cache, or without one this run's
     memo, which forked workers inherit) without decoding them here: each task decodes only its own texts.
@@ -291,7 +289,7 @@ def _prepare_shared_layers(layers: Sequence[Tuple[str, List[str]]], jobs: int, p
         following = [later for later, _ in layers[k + 1:]]
         then = functools.partial(_load_layers, following) if following else None
         prepare(name, texts, annotator=lambda layer, missing, store, then=then:
-                _annotate_in_parallel(layer, missing, jobs, progress, store, then))
+                _annotate_in_parallel(layer, missing, run, store, then))
 
 
 def _load_layers(names: Sequence[str]) -> None:
@@ -302,7 +300,7 @@ def _load_layers(names: Sequence[str]) -> None:
         get_layer(name).load()
 
 
-def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress: bool,
+def _annotate_in_parallel(layer_name: str, texts: List[str], run: Execution,
                           store: Callable[[int, List[str]], None],
                           while_running: Optional[Callable[[], None]] = None) -> None:
     """Annotate ``texts`` (in the order :func:`~combo.analysis.layers.ordered` gives) by one layer, in chunks
@@ -314,9 +312,9 @@ def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress
     earlier call in a notebook: :meth:`~combo.analysis.layers.Layer.threads_started`), this process encodes the
     texts itself with its threads: a worker forked from it could wait forever on its OpenMP thread pool."""
     from ..analysis.layers import annotate_texts, get_layer
-    from ..parallel import run_tasks, workers_for
+    from ..parallel import run_tasks
 
-    workers = workers_for(jobs)
+    workers = run.workers
     layer = get_layer(layer_name)
     if layer.piece is None and len(texts) < PARALLEL_ANNOTATION_MIN_TEXTS or layer.threads_started():
         if while_running is not None:
@@ -328,6 +326,6 @@ def _annotate_in_parallel(layer_name: str, texts: List[str], jobs: int, progress
     step = -(-step // layer.group) * layer.group  # pieces start at multiples of the layer's group
     starts = list(range(0, len(texts), step))
     chunks = [(layer_name, texts[start:start + step]) for start in starts]
-    run_tasks(annotate_texts, chunks, jobs, progress, f"{layer_name} analysis", keep=False,
+    run_tasks(annotate_texts, chunks, run.jobs, run.progress, f"{layer_name} analysis", keep=False,
               weights=[sum(map(len, chunk)) for _, chunk in chunks],  # longest texts first
               on_result=lambda i, values: store(starts[i], values), while_running=while_running)
