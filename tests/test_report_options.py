@@ -2,6 +2,7 @@
 each of them, and its --jobs reaches the MetaEvaluator (the bootstrap and KING), not only the scoring."""
 
 import json
+from dataclasses import fields
 import re
 
 import pytest
@@ -30,7 +31,7 @@ def test_evaluate_search_and_report_declare_the_same_meta_options():
     def declared(command):
         return {p.name: (p.opts, p.default, p.help) for p in main.commands[command].params}
 
-    wanted = [f for f in MetaOptions.__dataclass_fields__ if f != "progress"]
+    wanted = [f.name for f in fields(MetaOptions) if f.init and f.name != "progress"]  # not the resolved Execution
     assert set(META_OPTIONS) | {"memory"} == set(wanted)
     evaluate, search, report = declared("evaluate"), declared("search"), declared("report")
     for name in wanted + ["backend", "scheduler"]:
