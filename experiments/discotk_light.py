@@ -26,12 +26,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from wmt12_tuned import (FEATURES, HETEROGENEOUS, PairEvaluation, evaluate_scores,  # noqa: E402
-                         fit_on_other_pairs, parse_args, select_metrics, single_scores, system_means, tabulate)
+from joty_2014 import combination_rows, single_rows  # noqa: E402
+from joty_2014 import markdown as joty_markdown  # noqa: E402
 from study_output import publish, render  # noqa: E402
+from wmt12_tuned import FEATURES, HETEROGENEOUS, PairEvaluation, parse_args  # noqa: E402
 
 SEGMENTS = 100  # judged segments per pair (the protocol's subset rule)
 DISCOURSE = ["dr-tk-nolex", "dr-tk-lex1", "dr-tk-lex1.1", "dr-tk-lex2", "dr-tk-lex2.1"]
@@ -59,7 +59,6 @@ def _cost(t0: float, cpu0) -> dict:
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.ulc import ulc
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 
     os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
@@ -83,23 +82,8 @@ def run(args) -> dict:
     notes = sorted({n for lp in lps for n in discourse[lp].metadata.get("notes", [])})
     results = {"subset": {"rule": f"first {SEGMENTS} judged segments per pair", "pairs": sizes},
                "groups": GROUPS, "published": PUBLISHED, "parsing": parsing, "notes": notes,
-               "singles": {}, "combinations": {}}
-    for spec in SINGLES:
-        per = {lp: evaluate_scores(evals[lp], *single_scores(tables[lp], tables[lp].metrics.index(spec)))
-               for lp in lps}
-        results["singles"][spec] = {key: float(np.mean([per[lp][key] for lp in lps])) for key in per[lps[0]]}
-    for group, specs in GROUPS.items():
-        sub = {lp: select_metrics(tables[lp], specs) for lp in lps}
-        hib = np.asarray(sub[lps[0]].higher_is_better, bool)
-        rows = {"tuned": {}, "untuned": {}}
-        for lp in lps:
-            raw = fit_on_other_pairs(testbeds, sub, lps, lp).raw_scores(sub[lp].segment)
-            rows["tuned"][lp] = (expit(raw), system_means(sub[lp], raw))
-            rows["untuned"][lp] = (ulc(sub[lp].segment, hib), ulc(sub[lp].system, hib))
-        results["combinations"][group] = tabulate(evals, lps, rows, args, against=("untuned",))
-        avg = results["combinations"][group]
-        print(f"[{group}] untuned {avg['untuned']['average']['kendall_discordant']:.4f} "
-              f"tuned {avg['tuned']['average']['kendall_discordant']:.4f}", file=sys.stderr)
+               "singles": single_rows(tables, evals, lps, SINGLES),
+               "combinations": combination_rows(testbeds, tables, evals, lps, GROUPS, args)}
     results["seconds"] = time.perf_counter() - t0
     return results
 
@@ -114,30 +98,8 @@ def _joined(a, b):
                                segment=np.vstack([a.segment, b.segment]), system=np.vstack([a.system, b.system]))
 
 
-def _f(v):
-    return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"−{-v:.3f}".replace("0.", ".", 1)
-
-
 def markdown(res) -> str:
-    lps = list(next(iter(res["combinations"].values()))["tuned"]["per_pair"])
-    out = ["| combination | " + " | ".join(lps) + " | segment Kendall, average [95% CI] "
-           "| system Spearman, average |", "|---|" + "---:|" * (len(lps) + 2)]
-    for group, table in res["combinations"].items():
-        for kind in ("untuned", "tuned"):
-            e = table[kind]
-            avg, iv = e["average"], e["average"].get("interval", {})
-            seg = _f(avg["kendall_discordant"]) + (" [{}, {}]".format(*map(_f, iv["kendall_discordant"])) if iv else "")
-            per = " | ".join(_f(e["per_pair"][lp]["kendall_discordant"]) for lp in lps)
-            out.append(f"| {group} ({len(res['groups'][group])}), {kind} | {per} | {seg} | {_f(avg['spearman'])} |")
-    out += ["", "| single metric | segment Kendall, average | system Spearman, average |", "|---|---:|---:|"]
-    for spec, v in res["singles"].items():
-        out.append(f"| {spec} | {_f(v['kendall_discordant'])} | {_f(v['spearman'])} |")
-    for group, table in res["combinations"].items():
-        d = table["tuned"].get("minus_untuned")
-        if d:
-            out.append(f"\n{group}: tuned minus untuned {d['delta']:+.4f} [{d['interval'][0]:+.4f}, "
-                       f"{d['interval'][1]:+.4f}], paired bootstrap p = {d['p_value']:.3f}")
-    return "\n".join(out)
+    return joty_markdown(res, first="combination")
 
 
 def main(argv=None):

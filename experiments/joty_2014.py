@@ -52,7 +52,6 @@ PUBLISHED = {"best WMT12 participant (SPEDE07PP)": .254, "Asiya, uniform combina
 
 def run(args) -> dict:
     from combo import score_testbed
-    from combo.combine.ulc import ulc
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
 
     os.environ.setdefault("NLTK_DATA", str(Path(args.data).parent / "nltk_data"))
@@ -62,12 +61,30 @@ def run(args) -> dict:
     tables = {lp: score_testbed(testbeds[lp], HETEROGENEOUS, jobs=args.jobs, cache_dir=args.cache) for lp in lps}
     scoring = time.perf_counter() - t0
     evals = {lp: PairEvaluation(lp, testbeds[lp], tables[lp]) for lp in lps}
-    results = {"groups": GROUPS, "published": PUBLISHED, "scoring_seconds": scoring, "singles": {}, "combinations": {}}
-    for spec in SINGLES:
-        k = HETEROGENEOUS.index(spec)
-        per = {lp: evaluate_scores(evals[lp], *single_scores(tables[lp], k)) for lp in lps}
-        results["singles"][spec] = {key: float(np.mean([per[lp][key] for lp in lps])) for key in per[lps[0]]}
-    for group, specs in GROUPS.items():
+    results = {"groups": GROUPS, "published": PUBLISHED, "scoring_seconds": scoring,
+               "singles": single_rows(tables, evals, lps, SINGLES),
+               "combinations": combination_rows(testbeds, tables, evals, lps, GROUPS, args)}
+    results["seconds"] = time.perf_counter() - t0
+    return results
+
+
+def single_rows(tables, evals, lps, specs) -> dict:
+    """Each metric of ``specs`` alone: its figures averaged over the pairs ``lps``."""
+    out = {}
+    for spec in specs:
+        per = {lp: evaluate_scores(evals[lp], *single_scores(tables[lp], tables[lp].metrics.index(spec)))
+               for lp in lps}
+        out[spec] = {key: float(np.mean([per[lp][key] for lp in lps])) for key in per[lps[0]]}
+    return out
+
+
+def combination_rows(testbeds, tables, evals, lps, groups, args) -> dict:
+    """Each group of ``groups`` untuned (ULC, min-max over each pair's own scores) and tuned (pairwise logistic
+    regression trained on the other pairs), tabulated with intervals and the tuned-minus-untuned difference."""
+    from combo.combine.ulc import ulc
+
+    out = {}
+    for group, specs in groups.items():
         sub = {lp: select_metrics(tables[lp], specs) for lp in lps}
         hib = np.asarray(sub[lps[0]].higher_is_better, bool)
         rows = {"tuned": {}, "untuned": {}}
@@ -75,21 +92,21 @@ def run(args) -> dict:
             raw = fit_on_other_pairs(testbeds, sub, lps, lp).raw_scores(sub[lp].segment)
             rows["tuned"][lp] = (expit(raw), system_means(sub[lp], raw))
             rows["untuned"][lp] = (ulc(sub[lp].segment, hib), ulc(sub[lp].system, hib))
-        results["combinations"][group] = tabulate(evals, lps, rows, args, against=("untuned",))
-        avg = results["combinations"][group]
-        print(f"[{group}] untuned {avg['untuned']['average']['kendall_discordant']:.4f} "
-              f"tuned {avg['tuned']['average']['kendall_discordant']:.4f}", file=sys.stderr)
-    results["seconds"] = time.perf_counter() - t0
-    return results
+        out[group] = tabulate(evals, lps, rows, args, against=("untuned",))
+        print(f"[{group}] untuned {out[group]['untuned']['average']['kendall_discordant']:.4f} "
+              f"tuned {out[group]['tuned']['average']['kendall_discordant']:.4f}", file=sys.stderr)
+    return out
 
 
 def _f(v):
     return f"{v:.3f}".replace("0.", ".", 1) if v >= 0 else f"−{-v:.3f}".replace("0.", ".", 1)
 
 
-def markdown(res) -> str:
+def markdown(res, first: str = "metric") -> str:
+    """The combinations (per pair and averaged, with intervals), the single metrics, and each group's tuned minus
+    untuned difference, as Markdown (``first``: the first column's heading)."""
     lps = list(next(iter(res["combinations"].values()))["tuned"]["per_pair"])
-    out = ["| metric | " + " | ".join(lps) + " | segment Kendall, average [95% CI] "
+    out = [f"| {first} | " + " | ".join(lps) + " | segment Kendall, average [95% CI] "
            "| system Spearman, average [95% CI] |",
            "|---|" + "---:|" * (len(lps) + 2)]
     for group, table in res["combinations"].items():
