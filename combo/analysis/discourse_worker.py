@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -59,8 +60,19 @@ def main() -> int:
         threading.Thread(target=_drain, args=(java.stderr,), daemon=True).start()
     except Exception as err:  # noqa: BLE001 - reported to the caller, which names the fix
         say({"error": f"{type(err).__name__}: {err}"})
+        shutil.rmtree(folder, ignore_errors=True)
         return 1
     say({"ready": True})
+    try:
+        return _serve(parser, java, folder, say)
+    finally:
+        with contextlib.suppress(Exception):
+            parser.unload()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve(parser, java, folder: str, say) -> int:
+    """Parse each text read from standard input, one answer a line; 1 when the parser can take no more."""
     count = 0
     for line in sys.stdin:
         text = json.loads(line)["text"]
@@ -69,8 +81,7 @@ def main() -> int:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text + "\n")
         try:
-            with contextlib.redirect_stderr(open(os.devnull, "w")):
-                tree = parser.parse(path)
+            tree = parser.parse(path)  # its tracebacks go to standard error, which the caller discards
             if tree is None or tree == -1:  # the parser unloads its tree builder then: start afresh
                 say({"error": "the parser built no tree", "dead": True})
                 return 1
@@ -84,8 +95,6 @@ def main() -> int:
             for name in (path, path + ".tree"):
                 with contextlib.suppress(OSError):
                     os.remove(name)
-    with contextlib.suppress(Exception):
-        parser.unload()
     return 0
 
 
