@@ -8,7 +8,8 @@ object kept alive (the way the parser gives one tree per sentence), each in a fr
   process (:mod:`combo.analysis.discourse_worker`) and speaks JSON lines with it.
 
 Per side: the start (parser loaded, Java started) and the parsing of the sentences, in wall seconds and in CPU
-seconds of the process and all its live descendants (read from /proc: the Java process too); the ratio combo / direct of the parsing time is what combo adds (the
+seconds of the process and all its live descendants (read from /proc: the Java process too), and the peak
+resident memory of that process tree (the sum of each process's VmHWM); the ratio combo / direct of the parsing time is what combo adds (the
 issue's bound: 10%). One core each: the runs alternate, ``--repeat`` times, and the medians are reported.
 
 Run::
@@ -51,6 +52,30 @@ def cpu():
                 mine.add(pid)
                 grew = True
     return sum(stats[p][1] for p in mine if p in stats) / os.sysconf("SC_CLK_TCK")
+
+
+def peak_mb():
+    """Peak resident memory (VmHWM) of this process and every live descendant, summed, in MB."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/status") as f:
+                    status = dict(line.split(":", 1) for line in f if ":" in line)
+                ppid, pid = int(status["PPid"]), int(entry)
+            except (OSError, KeyError, ValueError):
+                continue
+            chain, seen = pid, 0
+            while chain > 1 and chain != os.getpid() and seen < 64:
+                try:
+                    with open(f"/proc/{chain}/stat") as f:
+                        chain = int(f.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    break
+                seen += 1
+            if pid == os.getpid() or chain == os.getpid():
+                total += int(status.get("VmHWM", "0 kB").split()[0])
+    return total / 1024
 '''
 
 REFERENCES = ROOT.parent / "shared" / "data" / "wmt12" / "plain" / "references" / "newstest2012-ref.en"
@@ -72,10 +97,11 @@ with contextlib.redirect_stdout(io.StringIO()):
             f.write(text + "\n")
         parser.parse(path)
 t2, c2 = time.perf_counter(), cpu()
+memory = peak_mb()
 with contextlib.redirect_stdout(io.StringIO()):
     parser.unload()
     del parser
-print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1}))
+print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1, "peak_mb": memory}))
 '''
 
 COMBO = r'''
@@ -90,8 +116,9 @@ discourse_parser._parser()  # the parser process started and loaded, as the dire
 t1, c1 = time.perf_counter(), cpu()
 annotate("discourse", texts)
 t2, c2 = time.perf_counter(), cpu()
+memory = peak_mb()
 discourse_parser._restart()
-print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1}))
+print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1, "peak_mb": memory}))
 '''
 
 
