@@ -7,6 +7,8 @@ object kept alive (the way the parser gives one tree per sentence), each in a fr
 * **combo**: ``combo.analysis.layers.annotate("discourse", texts)`` with no disk cache, which starts its parser
   process (:mod:`combo.analysis.discourse_worker`) and speaks JSON lines with it.
 
+Every run's trees are hashed; ``same_trees`` says whether all runs of both sides gave the same ones.
+
 Per side: the start (parser loaded, Java started) and the parsing of the sentences, in wall seconds and in CPU
 seconds of the process and all its live descendants (read from /proc: the Java process too), and the peak
 resident memory of that process tree (the sum of each process's VmHWM); the ratio combo / direct of the parsing time is what combo adds (the
@@ -81,7 +83,7 @@ def peak_mb():
 REFERENCES = ROOT.parent / "shared" / "data" / "wmt12" / "plain" / "references" / "newstest2012-ref.en"
 
 DIRECT = r'''
-import contextlib, io, json, os, sys, tempfile, time, types
+import contextlib, hashlib, io, json, os, sys, tempfile, time, types
 sys.modules.setdefault("spacy", types.ModuleType("spacy"))
 texts = json.loads(sys.stdin.read())
 @CPU@
@@ -91,34 +93,42 @@ folder = tempfile.mkdtemp()
 with contextlib.redirect_stdout(io.StringIO()):
     parser = DiscourseParser(False, False, False, False, folder)
     t1, c1 = time.perf_counter(), cpu()
+    trees = []
     for k, text in enumerate(texts):
         path = os.path.join(folder, f"t{k}")
         with open(path, "w") as f:
             f.write(text + "\n")
-        parser.parse(path)
+        trees.append(parser.parse(path))
 t2, c2 = time.perf_counter(), cpu()
 memory = peak_mb()
 with contextlib.redirect_stdout(io.StringIO()):
     parser.unload()
     del parser
-print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1, "peak_mb": memory}))
+def nested(tree):  # the tree as lists and strings, as combo's parser process writes it
+    return tree if isinstance(tree, str) else [str(tree.label()), [nested(child) for child in tree]]
+print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1, "peak_mb": memory,
+                  "trees": hashlib.sha256(json.dumps([nested(t) for t in trees]).encode()).hexdigest()}))
 '''
 
 COMBO = r'''
-import json, os, sys, time
+import hashlib, json, os, sys, time
 os.environ["COMBO_CACHE_DIR"] = ""
 texts = json.loads(sys.stdin.read())
 @CPU@
 t0, c0 = time.perf_counter(), cpu()
 from combo.analysis import discourse_parser
-from combo.analysis.layers import annotate
+from combo.analysis.layers import _key, analysis_memo, annotate, get_layer
 discourse_parser._parser()  # the parser process started and loaded, as the direct side's constructor
-t1, c1 = time.perf_counter(), cpu()
-annotate("discourse", texts)
-t2, c2 = time.perf_counter(), cpu()
+with analysis_memo() as memo:  # no disk cache: the stored parses stay in the run's memo
+    t1, c1 = time.perf_counter(), cpu()
+    annotate("discourse", texts)
+    t2, c2 = time.perf_counter(), cpu()
+    stored = memo.stored[get_layer("discourse").version()]
+    trees = [json.loads(stored[_key(t)])["tree"] for t in texts]
 memory = peak_mb()
 discourse_parser._restart()
-print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1, "peak_mb": memory}))
+print(json.dumps({"start": t1 - t0, "parse": t2 - t1, "parse_cpu": c2 - c1, "peak_mb": memory,
+                  "trees": hashlib.sha256(json.dumps(trees).encode()).hexdigest()}))
 '''
 
 
@@ -138,12 +148,13 @@ def main(argv=None) -> dict:
     for _ in range(args.repeat):
         runs["direct"].append(_run(DIRECT, texts))
         runs["combo"].append(_run(COMBO, texts))
+    digests = {r.pop("trees") for rs in runs.values() for r in rs}
     med = {side: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for side, rs in runs.items()}
     out = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "command": "python benchmarks/bench_discourse.py " + " ".join(argv or sys.argv[1:]),
            "machine": {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                        "load_average_before": os.getloadavg()},
-           "sentences": len(texts), "repeat": args.repeat, "median": med,
+           "sentences": len(texts), "repeat": args.repeat, "same_trees": len(digests) == 1, "median": med,
            "sentences_per_second_per_core": {side: len(texts) / m["parse"] for side, m in med.items()},
            "combo_over_direct_parse_wall": med["combo"]["parse"] / med["direct"]["parse"],
            "combo_over_direct_parse_cpu": med["combo"]["parse_cpu"] / med["direct"]["parse_cpu"]}
