@@ -27,15 +27,16 @@ Each metric is then called once untimed on its rows, which fills a fresh analysi
 with its costly layers: the timed calls read parses and embeddings from that cache, as every metric does in a
 run with ``--jobs`` above 1, where those layers are annotated once before any metric starts (``relative_cost``
 only orders parallel tasks). The per-string memos (tokenisers, stemmers, synonym sets) are emptied before
-every timed or traced call. Metrics that cannot be scored on plain WMT12 (the discourse tree kernels need
-supplied trees) are listed as skipped and keep ``combo.metrics.base.DEFAULT_COSTS``; metrics read per
+every timed or traced call. Metrics that cannot be scored here (the discourse tree kernels without their extra
+and Java) are listed as skipped and keep ``combo.metrics.base.DEFAULT_COSTS``; metrics read per
 candidate (``mtme:``, ``scores:``) are not text metrics and are left out.
 
 Run (the date, the command, the machine and the run's seconds go into the file)::
 
     NLTK_DATA=../shared/data/nltk_data python benchmarks/bench_costs.py [--rows 4000] [--repeat 3]
 
-``--metrics bleu,nist --out /tmp/costs.json`` measures a few metrics into another file.
+``--metrics bleu,nist --out /tmp/costs.json`` measures a few metrics into another file; ``--metrics dr-tk-lex1
+--update`` measures them again into the table combo reads, each such entry with its own date and command.
 """
 
 from __future__ import annotations
@@ -147,6 +148,17 @@ def _at_least(low: int):
     return parse
 
 
+def _updated(run: dict) -> dict:
+    """The cost table of :data:`COSTS_FILE` with the metrics of ``run`` measured again (``--update``): each such
+    entry records its own date, command and load, and leaves the skipped list."""
+    table = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
+    for name, entry in run["metrics"].items():
+        table["metrics"][name] = {**entry, "date": run["date"], "command": run["command"],
+                                  "load_average_before": run["machine"]["load_average_before"]}
+        table["skipped"].pop(name, None)
+    return table
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA,
@@ -163,6 +175,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None,
                     help="default: combo.metrics.base.COSTS_FILE, the table combo reads (only a run of every metric "
                          "writes it)")
+    ap.add_argument("--update", action="store_true",
+                    help="with --metrics: replace those metrics' entries in combo.metrics.base.COSTS_FILE, each "
+                         "entry carrying its own date, command and load (the file's own date is the full run's)")
     args = ap.parse_args()
     command = " ".join(["python benchmarks/bench_costs.py"] + [shlex.quote(a) for a in sys.argv[1:]])
     check_paths(ap, args)
@@ -184,9 +199,12 @@ def check_paths(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if not (outputs / args.lp).is_dir():
         pairs = sorted(p.name for p in outputs.iterdir() if p.is_dir() and p.name.endswith("-en"))
         ap.error(f"--lp {args.lp}: not a WMT12 into-English pair here (fix: one of {', '.join(pairs)})")
-    if args.metrics and args.out is None:
+    if args.update and (not args.metrics or args.out is not None):
+        ap.error("--update replaces the entries of the --metrics it measures in the table combo reads "
+                 "(fix: give --metrics, and no --out)")
+    if args.metrics and args.out is None and not args.update:
         ap.error("--metrics measures some metrics only, and the table combo reads holds every metric "
-                 "(fix: add --out FILE)")
+                 "(fix: add --out FILE, or --update to replace those metrics' entries)")
     if args.out is not None:
         from bench_stream import check_output_path
 
@@ -266,6 +284,8 @@ def measure(ap: argparse.ArgumentParser, args: argparse.Namespace, command: str)
         "metrics": table,
         "skipped": skipped,
     }
+    if args.update:
+        out = _updated(out)
     args.out = args.out or COSTS_FILE
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {args.out} in {out['run_seconds']} s", flush=True)
