@@ -198,8 +198,8 @@ LOCALITIES: Dict[str, str] = {
 #: Where the measured cost hints are: ``benchmarks/bench_costs.py`` writes it (the date, the command, the
 #: machine and, per metric name, ``relative_cost`` and ``analysis_bytes_per_char``).
 COSTS_FILE = Path(__file__).with_name("costs.json")
-#: The cost hints of a metric absent from :data:`COSTS_FILE` (not measured: the discourse tree kernels need
-#: supplied trees, ``mtme:`` and ``scores:`` read scores per candidate, a tuned metric or a plug-in is not in
+#: The cost hints of a metric absent from :data:`COSTS_FILE` (not measured: a metric whose extra the benchmark's
+#: machine lacked, ``mtme:`` and ``scores:`` read scores per candidate, a tuned metric or a plug-in is not in
 #: the registry the benchmark ran): the values every metric had before they were measured, BLEU's CPU per row
 #: and 64 bytes per character (which sizes chunks of rows, so only a ``"row"`` or ``"references"`` metric
 #: reads it).
