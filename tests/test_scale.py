@@ -1,5 +1,6 @@
 """Bounded memory and parallel work: budgets, chunked scoring, held-out KING, worker processes."""
 
+import gc
 import multiprocessing
 import os
 import subprocess
@@ -657,7 +658,18 @@ def test_metrics_sharing_an_analysis_are_one_group_and_others_their_own():
     assert _affinity(get_metric("bleu")) is None
 
 
-def test_a_worker_goes_on_with_the_memo_of_its_groups_task_before_and_drops_it_otherwise(monkeypatch):
+@pytest.fixture
+def frozen_heap():
+    """What the test process holds before the test is left out of its garbage collections (gc.freeze), and back in
+    them after: the test calls combo.parallel._release_memory, whose full collection walks the whole process, about
+    a second each here once the suite has loaded its models and data. Nothing of the test's own is frozen; it runs
+    no pool (combo.parallel unfreezes after each)."""
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
+def test_a_worker_goes_on_with_the_memo_of_its_groups_task_before_and_drops_it_otherwise(monkeypatch, frozen_heap):
     from combo.analysis import layers
     from combo.metrics.base import Rows
     from combo.metrics.registry import get_metric
@@ -722,7 +734,7 @@ def test_two_workers_sharing_analyses_between_tasks_give_one_process_scores(monk
     assert distinct <= len(built.read_text()) <= 2 * distinct
 
 
-def test_a_pool_worker_trims_its_heap_only_when_much_of_it_is_free(monkeypatch):
+def test_a_pool_worker_trims_its_heap_only_when_much_of_it_is_free(monkeypatch, frozen_heap):
     import combo.parallel as parallel
 
     calls = []
