@@ -72,6 +72,8 @@ def test_stored_form_and_coverage():
     assert dp.covers(PARSED, text)
     assert dp.covers(["n/a", ["-LRB- a -RRB- b"]], "(a) b")  # PTB escapes only add letters
     assert not dp.covers(["n/a", ["and then it slept ."]], text)  # a sentence dropped
+    # HTML entities as WMT12's outputs write them: the parser's tokeniser reads &quot; as "
+    assert dp.covers(["Attribution[N][S]", ['" Play with it , "', "he said ."]], "&quot;Play with it,&quot; he said.")
 
 
 def _without_java_env():

@@ -9,17 +9,19 @@ Every text gets a tree, and a text the parser cannot take gets a stated fallback
 
 - ``blank``: a text of white space alone is not sent (a blank line kills the parser's Java process): the empty
   tree, as a blank line of supplied trees is;
-- ``over-long``: a sentence of over :data:`MAX_WORDS` words with none of ``; : ! ?`` is dropped by the parser's
-  sentence splitter; the text is one EDU of its words (split at spaces);
-- ``parser error``: any other failure (a crash, :data:`TIMEOUT` seconds without an answer): one EDU too.
+- ``over-long``: a text of over :data:`MAX_WORDS` words that the parser fails on or drops part of (its sentence
+  splitter drops a sentence that long with none of ``; : ! ?``): one EDU of its words (split at spaces);
+- ``parser error``: any other failure (a crash, :data:`TIMEOUT` seconds without an answer, words dropped): one
+  EDU too.
 
-A tree whose EDUs do not spell the whole text (a sentence dropped) is never kept: that text falls back as
-``over-long``. :func:`rst_tree` gives the tree combo's kernels compare.
+A tree whose EDUs do not spell the whole text (:func:`covers`) is never kept. :func:`rst_tree` gives the tree
+combo's kernels compare.
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import os
 import re
@@ -43,6 +45,9 @@ MAX_WORDS = 100
 #: Seconds a text may take before its parser process is ended and the text falls back (the longest of WMT12's
 #: references took 17.5 s on a busy machine).
 TIMEOUT = 300.0
+#: Bump when what is stored for a text changes (the fallbacks and when they apply): part of the layer's version,
+#: so cached parses of the old rules are not read.
+STORED_VERSION = "2"
 #: The fallback reasons a stored parse may carry ("" for none).
 FALLBACKS = ("blank", "over-long", "parser error")
 #: What to install: the extra, and Java (with perl, which the parser's sentence splitter runs).
@@ -198,10 +203,11 @@ def _edu_texts(tree) -> List[str]:
 
 
 def covers(tree, text: str) -> bool:
-    """Whether the EDUs of the parser's ``tree`` spell all of ``text``: its letters and digits, in order, are
-    among theirs (the parser's tokeniser only adds some, writing ``(`` as ``-LRB-``)."""
+    """Whether the EDUs of the parser's ``tree`` spell all of ``text``: its letters and digits, in order, with
+    HTML entities read as their characters (the parser's tokeniser writes ``&quot;`` as ``"``), are among theirs
+    (the tokeniser only adds some, writing ``(`` as ``-LRB-``)."""
     wanted = iter(_letters(" ".join(_edu_texts(tree))))
-    return all(c in wanted for c in _letters(text))
+    return all(c in wanted for c in _letters(html.unescape(text)))
 
 
 def stored_parse(tree, fallback: str = "") -> str:
@@ -213,16 +219,14 @@ def parse_one(text: str) -> str:
     """The stored parse of one text (:func:`stored_parse`), its fallback where the parser cannot take it."""
     if not text.strip():
         return stored_parse(None, "blank")
-    over_long = len(text.split()) > MAX_WORDS
+    failed = "over-long" if len(text.split()) > MAX_WORDS else "parser error"
     try:
         tree = _parser().parse(" ".join(text.split()))
     except ParserFailed as failure:
         if failure.dead:
             _restart()
-        return stored_parse(text, "over-long" if over_long else "parser error")
-    if not covers(tree, text):
-        return stored_parse(text, "over-long")
-    return stored_parse(tree)
+        return stored_parse(text, failed)
+    return stored_parse(tree) if covers(tree, text) else stored_parse(text, failed)
 
 
 def parse_texts(texts: Sequence[str]) -> List[str]:

@@ -460,9 +460,9 @@ class DiscourseLayer(Layer):
         return INSTALL
 
     def version(self) -> str:
-        from .discourse_parser import parser_version
+        from .discourse_parser import STORED_VERSION, parser_version
 
-        return f"discourse|{parser_version()}|enc:{ENCODING_VERSION}"
+        return f"discourse|{parser_version()}|stored:{STORED_VERSION}|enc:{ENCODING_VERSION}"
 
     def check(self) -> None:
         from .discourse_parser import check_discourse_parser
