@@ -33,50 +33,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Both sides' clock: CPU seconds of their process and every live descendant, read from /proc.
+#: Both sides' clocks: CPU seconds (experiments/process_usage.py) and peak memory of their process and every live
+#: descendant, read from /proc.
 CPU = '''
-def cpu():
-    """CPU seconds of this process and every live descendant (the parser's Java process included)."""
-    stats = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
-            except (OSError, IndexError, ValueError):
-                pass
-    mine, grew = {os.getpid()}, True
-    while grew:
-        grew = False
-        for pid, (ppid, _) in stats.items():
-            if ppid in mine and pid not in mine:
-                mine.add(pid)
-                grew = True
-    return sum(stats[p][1] for p in mine if p in stats) / os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, "experiments")  # run from the repository's root
+from process_usage import tree_cpu as cpu  # CPU seconds of this process and every live descendant
 
 
 def peak_mb():
     """Peak resident memory (VmHWM) of this process and every live descendant, summed, in MB."""
+    from process_usage import tree
+
     total = 0
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/status") as f:
-                    status = dict(line.split(":", 1) for line in f if ":" in line)
-                ppid, pid = int(status["PPid"]), int(entry)
-            except (OSError, KeyError, ValueError):
-                continue
-            chain, seen = pid, 0
-            while chain > 1 and chain != os.getpid() and seen < 64:
-                try:
-                    with open(f"/proc/{chain}/stat") as f:
-                        chain = int(f.read().rsplit(")", 1)[1].split()[1])
-                except (OSError, ValueError, IndexError):
-                    break
-                seen += 1
-            if pid == os.getpid() or chain == os.getpid():
-                total += int(status.get("VmHWM", "0 kB").split()[0])
+    for pid in tree():
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                total += next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+        except (OSError, StopIteration, ValueError, IndexError):
+            pass
     return total / 1024
 '''
 

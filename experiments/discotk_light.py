@@ -8,8 +8,8 @@ carry a pairwise preference, with every system's output; DiscoTK-light = the fiv
 single metrics and the lexical (23) and heterogeneous (36) groups, and the heterogeneous group with
 DiscoTK-light added (42). Segment level: WMT12 Kendall, metric ties discordant, mean of the four pairs.
 
-The parsing's wall time, CPU (this process and its children) and peak memory (the largest process) are
-recorded in the results.
+The discourse scoring's wall time, CPU and peak memory, of this process with its workers and their parser and
+Java processes (sampled from /proc, ``process_usage.TreeUsage``), are recorded in the results.
 
 Usage::
 
@@ -20,7 +20,6 @@ Usage::
 from __future__ import annotations
 
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from joty_2014 import combination_rows, single_rows  # noqa: E402
+from process_usage import TreeUsage  # noqa: E402
 from joty_2014 import markdown as joty_markdown  # noqa: E402
 from study_output import publish, render  # noqa: E402
 from wmt12_tuned import FEATURES, HETEROGENEOUS, PairEvaluation, parse_args  # noqa: E402
@@ -49,14 +49,6 @@ def judged_subset(testbed, n: int):
     return testbed.subset(judged)
 
 
-def _cost(t0: float, cpu0) -> dict:
-    cpu = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"wall_seconds": time.perf_counter() - t0,
-            "cpu_seconds": sum(u.ru_utime + u.ru_stime for u in cpu) - cpu0,
-            "peak_rss_mb_this_process": cpu[0].ru_maxrss / 1024,
-            "peak_rss_mb_largest_child": cpu[1].ru_maxrss / 1024}
-
-
 def run(args) -> dict:
     from combo import score_testbed
     from combo.io import WMT12_INTO_ENGLISH, read_wmt12_into_english
@@ -69,11 +61,10 @@ def run(args) -> dict:
     sizes = {lp: {"segments": len(tb.segments), "systems": len(tb.systems), "preferences": len(tb.preferences),
                   "texts": len({t for _, _, t in tb.rows()} | {r for refs in tb.references() for r in refs})}
              for lp, tb in testbeds.items()}
-    usage = [resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-    cpu0 = sum(u.ru_utime + u.ru_stime for u in usage)
-    discourse = {lp: score_testbed(testbeds[lp], DISCOURSE, jobs=args.jobs, progress=True, cache_dir=args.cache)
-                 for lp in lps}
-    parsing = _cost(t0, cpu0)
+    with TreeUsage() as usage:  # the workers and their parser and Java processes too
+        discourse = {lp: score_testbed(testbeds[lp], DISCOURSE, jobs=args.jobs, progress=True, cache_dir=args.cache)
+                     for lp in lps}
+    parsing = usage.result()
     print(f"discourse scored in {parsing['wall_seconds']:.0f} s", file=sys.stderr)
     rest = [m for m in dict.fromkeys(HETEROGENEOUS + SINGLES) if m not in DISCOURSE]
     others = {lp: score_testbed(testbeds[lp], rest, jobs=args.jobs, cache_dir=args.cache) for lp in lps}
