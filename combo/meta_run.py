@@ -64,7 +64,8 @@ def king(segments: Sequence[Tuple[np.ndarray, np.ndarray]], triples: str = "dist
     chunks in parallel (:func:`combo.parallel.run_tasks`, local processes or
     Dask; on a Dask cluster whatever ``jobs`` says); work
     estimated under :data:`PARALLEL_MIN_SECONDS` stays in this process.
-    ``progress`` shows KING's operations as they are counted.
+    ``progress`` shows KING's operations as they are counted. ``jobs`` may be the run's
+    :class:`~combo.parallel.Execution`, which brings its budget and progress with it.
     """
     check_king_options(triples, ties, max_refs, held_out)
     run = resolve_execution(jobs, memory, progress)  # or the Execution of the run, handed in as jobs

@@ -35,7 +35,8 @@ def score_testbed(testbed: Testbed, metrics: Sequence[MetricLike], systems: Opti
     With ``cache_dir``, each metric's scores are stored under a key made of the
     test bed's texts and the metric's signature, and reused on the next run.
     ``memory`` (a size such as ``"2G"``, default 2 GB) bounds the rows whose
-    statistics are held at once.
+    statistics are held at once. ``jobs`` may be a run's :class:`~combo.parallel.Execution`, resolved at its
+    edge, which brings its budget and progress with it.
     """
     from ..parallel import resolve_execution
 
