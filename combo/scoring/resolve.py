@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
+from ..analysis.supplied import using_trees
 from ..errors import InputError, OptionError
 from ..metrics.base import Metric
 from ..metrics.registry import get_metric, is_model_file, shipped_model
@@ -84,8 +85,9 @@ def metrics_for(testbed: Testbed, metrics: Sequence[MetricLike], pairs: bool = F
                               "whose single-reference scores QUEEN, KING and ORANGE need, or measure the metrics "
                               "with a criterion that needs none (r_snt or wmt_kendall, with ULC)")
         check_language(m, testbed.target_language, f"the candidates of test bed {testbed.name}", given)
-    for m in instances:
-        m.check_resources()
+    with using_trees(testbed.trees):  # a metric whose resource a supplied tree stands in for sees them
+        for m in instances:
+            m.check_resources()
     return instances
 
 

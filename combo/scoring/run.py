@@ -259,7 +259,7 @@ def _layers_to_prepare(tasks: Sequence[Task], run: Execution, supplied=None) -> 
 
     alone = run.workers < 2
     todo = [(name, unprepared(name, texts)) for name, texts in _texts_by_layer(tasks, supplied)
-            if not (alone and get_layer(name).piece is None)]
+            if texts and not (alone and get_layer(name).piece is None)]  # every text supplied: no annotator asked
     return [(name, texts) for name, texts in todo if texts]
 
 
