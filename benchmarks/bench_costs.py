@@ -151,6 +151,8 @@ def _at_least(low: int):
 def _updated(run: dict) -> dict:
     """The cost table of :data:`COSTS_FILE` with the metrics of ``run`` measured again (``--update``): each such
     entry records its own date, command and load, and leaves the skipped list."""
+    from combo.metrics.base import COSTS_FILE
+
     table = json.loads(COSTS_FILE.read_text(encoding="utf-8"))
     for name, entry in run["metrics"].items():
         table["metrics"][name] = {**entry, "date": run["date"], "command": run["command"],
