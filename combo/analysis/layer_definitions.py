@@ -446,6 +446,8 @@ class GloveRowsLayer(Layer):
         return row
 
 
+# Like the sentence-embedding and WordNet layers above, it fills in Layer's methods for its own annotator: same
+# shape, other code.
 class DiscourseLayer(Layer):
     """Feng & Hirst's RST parser (:mod:`combo.analysis.discourse_parser`): a tree per text, each parsed alone."""
 

@@ -63,7 +63,7 @@ def discourse_trees(texts: Sequence[str], tree_variant: str, source: str = "supp
 
 @register("dr-tk")
 class DiscourseTreeKernel(PairwiseMetric):
-    """Normalised tree kernel between supplied discourse trees (DiscoTK's DR-*; Guzmán et al. 2014).
+    """Normalised tree kernel between RST discourse trees, parsed or supplied (DiscoTK's DR-*; Guzmán et al. 2014).
 
     ``K(h, r) / sqrt(K(h, h) K(r, r))`` with the subset-tree ("all-subtree")
     kernel by default, the trees in representation ``variant`` (nolex, lex1,

@@ -166,7 +166,8 @@ def _run(testbed: Testbed, tasks: List[Task], run: Execution, desc: str = "metri
                   while_running=while_running)
 
     with analysis_memo():  # the run's analyses, shared by its metrics (worker processes get a copy) and then dropped
-        layers = _layers_to_prepare(tasks, run, testbed.trees)
+        read = _texts_by_layer(tasks, testbed.trees)  # what each costly layer reads: prepared, then noted
+        layers = _layers_to_prepare(read, run)
         first = [i for i, (t, chunk) in enumerate(zip(tasks, chunks))
                  if layers and not _costly_layers(t.metric) and not (chunk and t.metric.locality == "references")]
         if first:
@@ -176,15 +177,15 @@ def _run(testbed: Testbed, tasks: List[Task], run: Execution, desc: str = "metri
             tasks = _bound_to_references(testbed, tasks, rows, run)
         done = set(first)
         run_some([i for i in range(len(tasks)) if i not in done])
-        return _layer_notes(tasks, testbed.trees)
+        return _layer_notes(read)
 
 
-def _layer_notes(tasks: Sequence[Task], supplied) -> List[str]:
-    """The notes of each costly layer on the analyses of the run's texts it read (the discourse parser's
-    fallbacks), from what is stored: texts with a supplied tree of the layer's kind left out."""
+def _layer_notes(read: Sequence[Tuple[str, List[str]]]) -> List[str]:
+    """The notes of each costly layer on the analyses of the texts it ``read`` (:func:`_texts_by_layer`: the
+    discourse parser's fallbacks), from what is stored."""
     from ..analysis.layers import stored_notes
 
-    return [note for name, texts in _texts_by_layer(tasks, supplied) for note in stored_notes(name, texts)]
+    return [note for name, texts in read for note in stored_notes(name, texts)]
 
 
 def _group(task: Task):
@@ -250,15 +251,15 @@ def _bound_to_references(testbed: Testbed, tasks: List[Task], rows: Rows, run: E
 PARALLEL_ANNOTATION_MIN_TEXTS = 2000
 
 
-def _layers_to_prepare(tasks: Sequence[Task], run: Execution, supplied=None) -> List[Tuple[str, List[str]]]:
-    """The costly layers (:data:`PARALLEL_LAYERS`, in that order) that ``tasks``' metrics read, each with the
-    texts it has not analysed yet (in neither the run's memo nor the disk cache, nor among the ``supplied``
-    trees of the layer's kind); none with one worker, except a layer annotated a piece at a time
-    (:attr:`~combo.analysis.layers.Layer.piece`: the discourse parser), whose progress shows task by task."""
+def _layers_to_prepare(read: Sequence[Tuple[str, List[str]]], run: Execution) -> List[Tuple[str, List[str]]]:
+    """Of the costly layers and the texts they ``read`` (:func:`_texts_by_layer`), each with the texts it has not
+    analysed yet (in neither the run's memo nor the disk cache); none with one worker, except a layer annotated
+    a piece at a time (:attr:`~combo.analysis.layers.Layer.piece`: the discourse parser), whose progress shows
+    task by task."""
     from ..analysis.layers import get_layer, unprepared
 
     alone = run.workers < 2
-    todo = [(name, unprepared(name, texts)) for name, texts in _texts_by_layer(tasks, supplied)
+    todo = [(name, unprepared(name, texts)) for name, texts in read
             if texts and not (alone and get_layer(name).piece is None)]  # every text supplied: no annotator asked
     return [(name, texts) for name, texts in todo if texts]
 
