@@ -366,8 +366,6 @@ def test_the_command_line_scores_chunks_in_spawned_workers_with_the_same_result(
     import subprocess
     import sys
 
-    from combo.parallel import _spawn_is_safe
-
     ref, systems = wmt12_de_en
     (tmp_path / "references").mkdir()
     (tmp_path / "systems").mkdir()
@@ -382,7 +380,37 @@ def test_the_command_line_scores_chunks_in_spawned_workers_with_the_same_result(
     assert proc.returncode == 0, proc.stderr
     one = CliRunner().invoke(main, [*args, "-j", "1"])
     assert proc.stdout == one.stdout and len(one.stdout.splitlines()) == 1501
-    assert not _spawn_is_safe()  # under pytest, a script's process: workers are forked, never spawned
+
+
+def test_workers_are_spawned_only_where_no_users_script_would_run_again(monkeypatch):
+    """A spawned worker imports the main module again: safe for combo's own command line and for ``python -c``
+    or a notebook (no file), never for a user's script, which may lack an ``if __name__ == "__main__":`` guard."""
+    import sys
+    import types
+
+    from combo.parallel import _spawn_is_safe
+
+    def main_module(file=None, spec=None, main=None):
+        module = types.ModuleType("__main__")
+        if file is not None:
+            module.__file__ = file
+        module.__spec__ = spec
+        if main is not None:
+            module.main = main
+        return module
+
+    def console_script():
+        pass
+
+    console_script.__module__ = "combo.cli"
+    cases = [(main_module(file="/home/me/score_all.py"), False),  # a user's script
+             (main_module(), True),  # python -c, a notebook, an interactive session
+             (main_module(file="/x/combo/cli/__main__.py", spec=types.SimpleNamespace(name="combo.cli.__main__")),
+              True),  # python -m combo.cli
+             (main_module(file="/venv/bin/combo", main=console_script), True)]  # the console script
+    for module, safe in cases:
+        monkeypatch.setitem(sys.modules, "__main__", module)
+        assert _spawn_is_safe() is safe, (getattr(module, "__file__", None), safe)
 
 
 def test_workers_are_spawned_only_for_a_large_process_whose_tasks_are_all_sent(monkeypatch):
