@@ -26,7 +26,7 @@ from ..io.text import read_lines
 from ..testbed import SuppliedTrees
 from .trees import read_bracketed, read_conllu
 
-__all__ = ["SuppliedTrees", "supplied_trees", "supply_tree_files", "trees_in_use", "using_trees"]
+__all__ = ["SuppliedTrees", "supplied_table", "supplied_trees", "supply_tree_files", "trees_in_use", "using_trees"]
 
 #: The trees of the test bed being scored; set only inside :func:`using_trees`.
 _IN_USE: ContextVar[Optional[SuppliedTrees]] = ContextVar("combo_supplied_trees", default=None)
@@ -44,6 +44,12 @@ def using_trees(trees: Optional[SuppliedTrees]) -> Iterator[Optional[SuppliedTre
 
 def trees_in_use() -> Optional[SuppliedTrees]:
     return _IN_USE.get()
+
+
+def supplied_table(kind: str) -> dict:
+    """The supplied ``kind`` trees in use, by text (empty when none are)."""
+    trees = trees_in_use()
+    return trees.tables.get(kind, {}) if trees is not None else {}
 
 
 def supplied_trees(kind: str, texts: Sequence[str]) -> list:

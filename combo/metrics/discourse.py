@@ -20,10 +20,9 @@ import numpy as np
 
 from ..errors import InputError
 from ..analysis.kernels import KERNELS, TreeKernel
-from ..analysis.supplied import supplied_trees, trees_in_use
+from ..analysis.supplied import supplied_table, supplied_trees
 from ..analysis.trees import VARIANTS, Tree, variant
 from ..analysis.layer_definitions import get_layer
-from ..testbed import SuppliedTrees
 from .base import Option
 from .pairwise_metric import PairwiseMetric
 from .dependency import kernel_similarities
@@ -50,7 +49,7 @@ def discourse_trees(texts: Sequence[str], tree_variant: str, source: str = "supp
         except InputError as err:
             raise InputError(err.reason, fix=SUPPLY_FIX) from None
     else:
-        given = (trees_in_use() or SuppliedTrees()).tables.get("discourse", {})
+        given = supplied_table("discourse")
         trees = [given.get(t) for t in texts]
         unparsed = list(dict.fromkeys(t for t, tree in zip(texts, trees) if tree is None))
         if unparsed:
@@ -101,7 +100,7 @@ class DiscourseTreeKernel(PairwiseMetric):
     def check_resources(self) -> None:
         """The parser must be here unless every tree is supplied: checked now when no supplied discourse trees
         are in use, else when a text without one is met."""
-        if self.layers and not (trees_in_use() or SuppliedTrees()).tables.get("discourse"):
+        if self.layers and not supplied_table("discourse"):
             get_layer("discourse").check()
 
     @property
