@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from combo.analysis import discourse_parser as dp
+from combo.analysis import layers
 from combo.analysis.layers import annotate, set_cache_dir, stored_notes
 from combo.analysis.supplied import using_trees
 from combo.analysis.trees import variant
@@ -128,11 +129,12 @@ def parsed(data, tmp_path_factory):
     folder = tmp_path_factory.mktemp("discourse-cache")
     refs = (data / "wmt12" / "plain" / "references" / "newstest2012-ref.en").read_text(encoding="utf-8")
     texts = refs.split("\n")[:10] + [BLANK, LONG]
+    before = layers._cache_dir_override  # restored as it was: unset, $COMBO_CACHE_DIR decides again
     set_cache_dir(folder)
     try:
         yield texts, annotate("discourse", texts)
     finally:
-        set_cache_dir(os.environ.get("COMBO_CACHE_DIR") or None)
+        layers._cache_dir_override = before
 
 
 def test_real_parses_have_the_layout_and_spell_their_text(parsed):
